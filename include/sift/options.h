@@ -1,0 +1,136 @@
+// Options that control a siftdb database, its reads and its writes.
+//
+// Every field states its default and what moving it trades. DB::Open checks
+// every field and refuses a bad one with InvalidArgument naming it.
+
+#ifndef SIFT_INCLUDE_OPTIONS_H_
+#define SIFT_INCLUDE_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sift {
+
+class Env;
+class Snapshot;
+
+// How a filter lays out its bits. Stored in every filter's trailer, so files
+// built with different layouts coexist. DO NOT CHANGE the numeric values: they
+// are written to disk (see table/FORMAT.md).
+enum class FilterLayout : uint8_t {
+  // The classic Bloom filter: one bit array, k probes anywhere in it. Fewest
+  // bits for a given false-positive chance; a miss costs up to k cache misses.
+  kStandard = 0,
+  // All k probes of a key fall in one 64-byte cache line: a probe costs one
+  // cache miss. Needs a few percent more bits for the same false-positive
+  // chance (chosen from the layout's own model so the measured rate meets it).
+  kBlocked = 1,
+};
+
+// Compression of data blocks. DO NOT CHANGE the numeric values: each block's
+// trailer stores one (see table/FORMAT.md).
+enum class Compression : uint8_t {
+  kNone = 0,
+  // A block is stored compressed only when Snappy saves at least 12.5%.
+  kSnappy = 1,
+};
+
+struct Options {
+  // ---- Opening ----------------------------------------------------------
+
+  // Create the database if it is missing. Default: false.
+  bool create_if_missing = false;
+
+  // Fail Open with FailedPrecondition if the database already exists.
+  // Default: false.
+  bool error_if_exists = false;
+
+  // Check harder, fail earlier: verify every block read during recovery and
+  // compaction and refuse to open a database with any detected corruption.
+  // Default: false (corruption is still detected and reported when read).
+  bool paranoid_checks = false;
+
+  // Where files live. nullptr means the POSIX file system (Env::Default()).
+  // Not owned; must outlive the DB. Default: nullptr.
+  Env* env = nullptr;
+
+  // ---- Writes and files -------------------------------------------------
+
+  // Bytes of writes the memtable gathers before it is flushed to a level-0
+  // file. Larger: fewer, larger files and faster bulk loads, but more memory
+  // and a longer recovery. Default: 4 MiB.
+  size_t write_buffer_size = 4 << 20;
+
+  // Target size of one SSTable written by flush or compaction. Larger: fewer
+  // files and filters to probe, but coarser compactions. Default: 4 MiB.
+  size_t max_file_size = 4 << 20;
+
+  // Number of level-0 files that starts a level-0 compaction. Lower: fewer
+  // files for a read to probe, more write amplification. Default: 4.
+  int level0_compaction_trigger = 4;
+
+  // Number of table files kept open (each open file keeps its filter and
+  // index in memory). Default: 1000.
+  int max_open_files = 1000;
+
+  // ---- Table layout -----------------------------------------------------
+
+  // Uncompressed bytes of user data per data block. Larger: smaller index,
+  // better compression, more bytes read per point lookup. Default: 4096.
+  size_t block_size = 4096;
+
+  // Keys between restart points of prefix compression. Larger: smaller
+  // blocks, slower seeks within a block. Default: 16.
+  int block_restart_interval = 16;
+
+  // Data block compression. Default: kSnappy.
+  Compression compression = Compression::kSnappy;
+
+  // ---- Filters ----------------------------------------------------------
+
+  // The false-positive chance every new SSTable's Bloom filter is built for,
+  // in (0, 1]. 1.0 writes no filter (every lookup reads the file's index and
+  // a data block). Lower: fewer wasted reads on a miss, more memory (about
+  // 1.44 * log2(1/p) bits per key). Files keep the value they were built
+  // with until compaction rebuilds them. Default: 0.01.
+  double bloom_filter_fp_chance = 0.01;
+
+  // Layout of new filters. Default: kBlocked.
+  FilterLayout filter_layout = FilterLayout::kBlocked;
+
+  // ---- Caching ----------------------------------------------------------
+
+  // Bytes of uncompressed data blocks cached in memory (filters and index
+  // blocks of open files are pinned separately). 0 disables the cache.
+  // Default: 8 MiB.
+  size_t block_cache_capacity = 8 << 20;
+};
+
+struct ReadOptions {
+  // Verify the checksum of every block read, not only of blocks read for the
+  // first time by recovery and compaction. Default: false.
+  bool verify_checksums = false;
+
+  // Put blocks this read loads into the block cache. Turn off for a one-time
+  // scan that should not evict the working set. Default: true.
+  bool fill_cache = true;
+
+  // Read the database as of this snapshot (from DB::GetSnapshot). nullptr
+  // reads the latest state. Default: nullptr.
+  const Snapshot* snapshot = nullptr;
+};
+
+struct WriteOptions {
+  // false: the write is handed to the operating system (write()) before the
+  // call returns, so it survives a crash of this process, but a machine crash
+  // or power loss may lose the last writes.
+  // true: the write-ahead log is also fdatasync()ed first (write()+fsync()),
+  // so the write survives a machine crash. Much slower for small writes;
+  // concurrent writers share one sync through group commit.
+  // Default: false.
+  bool sync = false;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_INCLUDE_OPTIONS_H_

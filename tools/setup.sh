@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages siftdb builds with, when missing (a no-op
+# when everything is present). With --peers, also the engines we measure
+# against (RocksDB, LevelDB). With --sanitizers, clang's sanitizer runtimes.
+set -euo pipefail
+
+pkgs=(cmake make g++ clang pkg-config libabsl-dev libsnappy-dev libgtest-dev
+      libgmock-dev libbenchmark-dev libxxhash-dev)
+for arg in "$@"; do
+  case "$arg" in
+    --peers) pkgs+=(librocksdb-dev libleveldb-dev rocksdb-tools) ;;
+    --sanitizers) pkgs+=(libclang-rt-14-dev) ;;
+    *) echo "setup.sh: unknown argument '$arg'" >&2; exit 1 ;;
+  esac
+done
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup.sh: installing ${missing[*]}" >&2
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+if ! "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+  "${sudo[@]}" apt-get update
+  "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+fi
