@@ -1,0 +1,63 @@
+// Writing the DB's table files: one output file of a flush or compaction,
+// and BuildTable, which turns a memtable into a level-0 file.
+
+#ifndef SIFT_DB_BUILDER_H_
+#define SIFT_DB_BUILDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "db/table_cache.h"
+#include "db/version_edit.h"
+#include "sift/env.h"
+#include "sift/iterator.h"
+#include "sift/options.h"
+#include "table/table_builder.h"
+
+namespace sift {
+
+// One table file being written. Finish makes it durable (sync, close) and
+// opens it through the table cache, so a file enters a Version only once it
+// is known to read back.
+class OutputFile {
+ public:
+  static absl::StatusOr<std::unique_ptr<OutputFile>> Create(
+      const std::string& dbname, Env* env, const Options& options,
+      uint64_t number);
+  ~OutputFile();
+
+  absl::Status Add(std::string_view ikey, std::string_view value) {
+    return builder_->Add(ikey, value);
+  }
+  uint64_t FileSize() const { return builder_->FileSize(); }
+  uint64_t NumEntries() const { return builder_->NumEntries(); }
+
+  // Fills *meta (number, size, key range, pinned table).
+  absl::Status Finish(TableCache* cache, FileMetaData* meta);
+  // Stops writing and removes the file.
+  void Abandon();
+
+ private:
+  OutputFile(std::string path, Env* env, uint64_t number,
+             std::unique_ptr<WritableFile> file, const Options& options);
+
+  const std::string path_;
+  Env* const env_;
+  const uint64_t number_;
+  std::unique_ptr<WritableFile> file_;
+  std::unique_ptr<TableBuilder> builder_;
+  bool done_ = false;
+};
+
+// Writes every entry of iter to table file `number`. An empty iterator
+// writes no file (meta->file_size stays 0).
+absl::Status BuildTable(const std::string& dbname, Env* env,
+                        const Options& options, TableCache* cache,
+                        Iterator* iter, uint64_t number, FileMetaData* meta);
+
+}  // namespace sift
+
+#endif  // SIFT_DB_BUILDER_H_

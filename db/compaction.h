@@ -1,0 +1,93 @@
+// Compaction: which files one compaction merges (picked by VersionSet in
+// compaction_picker.cc), and the merge itself (RunCompaction).
+//
+// A compaction reads its inputs at `level` (and overlapping files at the
+// output level), merges them, drops what no reader can see any more, and
+// writes new files cut at max_file_size -- each with a fresh filter built
+// from exactly its own keys with the options in force now.
+
+#ifndef SIFT_DB_COMPACTION_H_
+#define SIFT_DB_COMPACTION_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "db/version_edit.h"
+#include "db/version_set.h"
+
+namespace sift {
+
+class Compaction {
+ public:
+  Compaction(int level, int output_level, uint64_t max_output_file_size,
+             std::shared_ptr<const Version> input_version);
+
+  int level() const { return level_; }
+  int output_level() const { return output_level_; }
+  uint64_t max_output_file_size() const { return max_output_file_size_; }
+  const Version& input_version() const { return *input_version_; }
+
+  // inputs(0): files at level(); inputs(1): files at output_level() (empty
+  // when the two are the same level: a rewrite of bottom-level files).
+  FileList& inputs(int which) { return inputs_[which]; }
+  const FileList& inputs(int which) const { return inputs_[which]; }
+  FileList& grandparents() { return grandparents_; }
+
+  VersionEdit* edit() { return &edit_; }
+
+  // One input file, nothing to merge with, little grandparent overlap, and
+  // a filter already built with the current settings: move the file.
+  bool IsTrivialMove(const Options& options) const;
+  // Records the removal of every input in edit.
+  void AddInputDeletions(VersionEdit* edit) const;
+
+  // True if no level below the output holds user_key, so a tombstone for it
+  // can go. REQUIRES: called with increasing user keys.
+  bool IsBaseLevelForKey(std::string_view user_key);
+  // True when the current output file should end before ikey, to keep its
+  // overlap with the grandparent level small. REQUIRES: increasing keys.
+  bool ShouldStopBefore(std::string_view ikey);
+
+  uint64_t InputBytes() const;
+
+ private:
+  const int level_;
+  const int output_level_;
+  const uint64_t max_output_file_size_;
+  const std::shared_ptr<const Version> input_version_;
+  VersionEdit edit_;
+  FileList inputs_[2];
+  FileList grandparents_;
+  size_t grandparent_index_ = 0;
+  bool seen_key_ = false;
+  uint64_t overlapped_bytes_ = 0;
+  size_t level_ptrs_[config::kNumLevels] = {};
+};
+
+// What RunCompaction needs from the DB.
+struct CompactionContext {
+  std::string dbname;
+  Options options;  // the options in force: filters are built with these
+  Env* env = nullptr;
+  TableCache* table_cache = nullptr;
+  // Sequences of live snapshots, ascending; the latest state is always
+  // visible and need not be listed.
+  std::vector<SequenceNumber> snapshots;
+  // Allocates a file number and protects it from deletion until the
+  // compaction is installed (called with the DB mutex not held).
+  std::function<uint64_t()> new_file_number;
+  StatisticsImpl* stats = nullptr;
+};
+
+// Merges c's inputs into new files, opens each output (pinning its table),
+// and records the outputs and input deletions in c->edit(). On error the
+// outputs written so far are deleted. Runs without the DB mutex.
+absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx);
+
+}  // namespace sift
+
+#endif  // SIFT_DB_COMPACTION_H_

@@ -1,0 +1,277 @@
+// The background thread: flushes the immutable memtable, runs automatic
+// and manual compactions, and deletes files no Version needs.
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "db/builder.h"
+#include "db/compaction.h"
+#include "db/db_impl.h"
+#include "db/filename.h"
+#include "table/table_reader.h"
+#include "util/status_macros.h"
+
+namespace sift {
+
+struct DBImpl::ManualCompaction {
+  int level = 0;
+  bool rewrite = false;  // rewrite files in place at `level`
+  std::optional<std::string> begin, end;
+  uint64_t max_file_number = 0;  // rewrite only files older than this
+  bool done = false;
+  absl::Status status;
+};
+
+void DBImpl::RecordBackgroundError(const absl::Status& s) {
+  if (bg_error_.ok() && !s.ok()) {
+    bg_error_ = s;
+    bg_cv_.SignalAll();
+  }
+}
+
+bool DBImpl::HasBackgroundWork() const {
+  return bg_error_.ok() &&
+         (imm_ != nullptr || manual_ != nullptr ||
+          versions_->NeedsCompaction());
+}
+
+void DBImpl::BackgroundLoop() {
+  absl::MutexLock l(&mu_);
+  while (true) {
+    while (!shutting_down_ && !HasBackgroundWork()) bg_cv_.Wait(&mu_);
+    if (shutting_down_) break;
+    bg_running_ = true;
+    absl::Status s;
+    if (imm_ != nullptr) {
+      s = FlushImmutable();
+    } else if (manual_ != nullptr) {
+      s = ManualCompactionStep();
+    } else {
+      s = BackgroundCompaction();
+    }
+    RecordBackgroundError(s);
+    bg_running_ = false;
+    bg_cv_.SignalAll();
+  }
+  bg_cv_.SignalAll();
+}
+
+absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
+                                      const Version* base) {
+  const uint64_t number = versions_->NewFileNumber();
+  pending_outputs_.insert(number);
+  auto meta = std::make_shared<FileMetaData>();
+  absl::Status s;
+  {
+    std::unique_ptr<Iterator> iter = mem->NewIterator();
+    mu_.Unlock();
+    s = BuildTable(dbname_, env_, options_, table_cache_.get(), iter.get(),
+                   number, meta.get());
+    mu_.Lock();
+  }
+  pending_outputs_.erase(number);
+  if (s.ok() && meta->file_size > 0) {
+    int level = 0;
+    if (base != nullptr) {
+      level = base->PickLevelForMemTableOutput(meta->smallest_user_key(),
+                                               meta->largest_user_key(),
+                                               options_.max_file_size);
+    }
+    edit->AddFile(level, std::move(meta));
+    stats_.Add(-1, kFlushes);
+  }
+  return s;
+}
+
+absl::Status DBImpl::FlushImmutable() {
+  VersionEdit edit;
+  // Keep the Version alive while the mutex is released.
+  const std::shared_ptr<const Version> base = versions_->current();
+  absl::Status s = WriteLevel0Table(imm_.get(), &edit, base.get());
+  if (s.ok() && shutting_down_) {
+    s = absl::CancelledError("DB closed during flush");
+  }
+  if (!s.ok()) return s;
+  // Logs older than the current one hold nothing the tables lack.
+  edit.SetLogNumber(logfile_number_);
+  RETURN_IF_ERROR(versions_->LogAndApply(&edit, &mu_));
+  imm_.reset();
+  InstallReadView();
+  DeleteObsoleteFiles();
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::DoCompaction(Compaction* c) {
+  if (c->IsTrivialMove(options_)) {
+    const auto& f = c->inputs(0)[0];
+    c->edit()->RemoveFile(c->level(), f->number);
+    c->edit()->AddFile(c->output_level(), f);
+  } else {
+    CompactionContext ctx;
+    ctx.dbname = dbname_;
+    ctx.options = options_;
+    ctx.env = env_;
+    ctx.table_cache = table_cache_.get();
+    ctx.snapshots.assign(snapshots_.begin(), snapshots_.end());
+    ctx.stats = &stats_;
+    std::vector<uint64_t> numbers;
+    ctx.new_file_number = [this, &numbers] {
+      absl::MutexLock l(&mu_);
+      const uint64_t n = versions_->NewFileNumber();
+      pending_outputs_.insert(n);
+      numbers.push_back(n);
+      return n;
+    };
+    mu_.Unlock();
+    absl::Status s = RunCompaction(c, ctx);
+    mu_.Lock();
+    for (uint64_t n : numbers) pending_outputs_.erase(n);
+    if (s.ok() && shutting_down_) s = absl::CancelledError("DB closed");
+    if (!s.ok()) {
+      DeleteObsoleteFiles();
+      return s;
+    }
+  }
+  RETURN_IF_ERROR(versions_->LogAndApply(c->edit(), &mu_));
+  InstallReadView();
+  DeleteObsoleteFiles();
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::BackgroundCompaction() {
+  std::unique_ptr<Compaction> c = versions_->PickCompaction();
+  if (c == nullptr) return absl::OkStatus();
+  return DoCompaction(c.get());
+}
+
+bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
+  if (f.table == nullptr) return true;  // not pinned: cannot tell cheaply
+  const TableProperties& p = f.table->properties();
+  if (p.num_deletions > 0) return true;
+  if (options_.bloom_filter_fp_chance >= 1.0) return p.filter_size > 0;
+  return p.filter_size == 0 ||
+         p.bloom_filter_fp_chance != options_.bloom_filter_fp_chance ||
+         p.filter_layout != options_.filter_layout;
+}
+
+absl::Status DBImpl::ManualCompactionStep() {
+  ManualCompaction* m = manual_;
+  const std::optional<std::string_view> begin(m->begin), end(m->end);
+  std::unique_ptr<Compaction> c;
+  if (!m->rewrite) {
+    c = versions_->CompactRange(m->level, begin, end);
+  } else {
+    for (const auto& f :
+         versions_->current()->GetOverlappingInputs(m->level, begin, end)) {
+      if (f->number < m->max_file_number && NeedsRewrite(*f)) {
+        c = versions_->RewriteFile(m->level, f);
+        break;
+      }
+    }
+  }
+  if (c == nullptr) {
+    m->done = true;
+    return absl::OkStatus();
+  }
+  absl::Status s = DoCompaction(c.get());
+  if (!s.ok()) {
+    m->status = s;
+    m->done = true;
+  }
+  return s;
+}
+
+absl::Status DBImpl::RunManual(int level, bool rewrite,
+                               std::optional<std::string_view> begin,
+                               std::optional<std::string_view> end) {
+  ManualCompaction m;
+  m.level = level;
+  m.rewrite = rewrite;
+  if (begin) m.begin.emplace(*begin);
+  if (end) m.end.emplace(*end);
+  absl::MutexLock l(&mu_);
+  m.max_file_number = versions_->NewFileNumber();
+  while (manual_ != nullptr && bg_error_.ok() && !shutting_down_) {
+    bg_cv_.Wait(&mu_);
+  }
+  RETURN_IF_ERROR(bg_error_);
+  manual_ = &m;
+  bg_cv_.SignalAll();
+  while (!m.done && bg_error_.ok() && !shutting_down_) bg_cv_.Wait(&mu_);
+  manual_ = nullptr;
+  bg_cv_.SignalAll();
+  if (!m.status.ok()) return m.status;
+  return bg_error_;
+}
+
+absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
+                                  std::optional<std::string_view> end) {
+  RETURN_IF_ERROR(Flush());
+  int max_level = 0;
+  {
+    absl::MutexLock l(&mu_);
+    const auto v = versions_->current();
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      if (v->OverlapInLevel(level, begin, end)) max_level = level;
+    }
+  }
+  // Level-0 data goes at least to level 1; then every level above the
+  // deepest moves down, and the deepest is rewritten where it needs it.
+  if (max_level == 0) max_level = 1;
+  for (int level = 0; level < max_level; ++level) {
+    RETURN_IF_ERROR(RunManual(level, /*rewrite=*/false, begin, end));
+  }
+  return RunManual(max_level, /*rewrite=*/true, begin, end);
+}
+
+absl::Status DBImpl::Flush() {
+  RETURN_IF_ERROR(Write(WriteOptions(), nullptr));
+  absl::MutexLock l(&mu_);
+  while (imm_ != nullptr && bg_error_.ok()) bg_cv_.Wait(&mu_);
+  return bg_error_;
+}
+
+absl::Status DBImpl::WaitForCompaction() {
+  absl::MutexLock l(&mu_);
+  while ((HasBackgroundWork() || bg_running_) && bg_error_.ok()) {
+    bg_cv_.Wait(&mu_);
+  }
+  return bg_error_;
+}
+
+void DBImpl::DeleteObsoleteFiles() {
+  if (!bg_error_.ok()) return;  // the state on disk may be in doubt: keep all
+  std::set<uint64_t> live = pending_outputs_;
+  versions_->AddLiveFiles(&live);
+  auto children = env_->GetChildren(dbname_);
+  if (!children.ok()) return;
+  for (const std::string& name : *children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type)) continue;
+    bool keep = true;
+    switch (type) {
+      case FileType::kLog:
+        keep = number >= versions_->log_number() ||
+               number == logfile_number_;
+        break;
+      case FileType::kManifest:
+        keep = number >= versions_->durable_manifest_number();
+        break;
+      case FileType::kTable:
+        keep = live.count(number) > 0;
+        break;
+      case FileType::kTemp:
+        keep = number >= versions_->manifest_file_number();
+        break;
+      case FileType::kCurrent:
+      case FileType::kLock:
+        break;
+    }
+    if (keep) continue;
+    if (type == FileType::kTable) table_cache_->Evict(number);
+    env_->RemoveFile(dbname_ + "/" + name).IgnoreError();
+  }
+}
+
+}  // namespace sift

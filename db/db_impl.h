@@ -1,0 +1,151 @@
+// DBImpl: the engine behind sift::DB. The pieces live in:
+//   db_impl.cc        open, close, option checks, reads, snapshots
+//   db_write.cc       the write path: writer queue, group commit, WAL
+//   db_background.cc  the background thread: flush, compaction, cleanup
+//   recovery.cc       recovery from MANIFEST and WAL at Open
+//   db_properties.cc  GetProperty and statistics text
+//
+// Concurrency (DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
+// the front writer commits a group with mu_ released. One background
+// thread flushes and compacts. Readers take the current ReadView (memtable,
+// immutable memtable, Version) under the small view_mu_ and then read with
+// no lock at all.
+
+#ifndef SIFT_DB_DB_IMPL_H_
+#define SIFT_DB_DB_IMPL_H_
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "db/dbformat.h"
+#include "db/log_writer.h"
+#include "db/memtable.h"
+#include "db/statistics_impl.h"
+#include "db/table_cache.h"
+#include "db/version_set.h"
+#include "sift/db.h"
+#include "sift/env.h"
+
+namespace sift {
+
+class Compaction;
+
+// What a reader needs, taken together so one lock covers all three.
+struct ReadView {
+  std::shared_ptr<MemTable> mem;
+  std::shared_ptr<MemTable> imm;  // null when no flush is pending
+  std::shared_ptr<const Version> version;
+};
+
+// Checks every field DB::Open uses; InvalidArgument names the field.
+absl::Status ValidateOptions(const Options& options);
+
+class DBImpl final : public DB {
+ public:
+  DBImpl(const Options& options, std::string dbname);
+  ~DBImpl() override;
+
+  // Recovers or creates the DB and starts the background thread.
+  absl::Status OpenImpl();
+
+  absl::Status Put(const WriteOptions& options, std::string_view key,
+                   std::string_view value) override;
+  absl::Status Delete(const WriteOptions& options,
+                      std::string_view key) override;
+  absl::Status Write(const WriteOptions& options, WriteBatch* batch) override;
+  absl::Status Get(const ReadOptions& options, std::string_view key,
+                   std::string* value) override;
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
+  const Snapshot* GetSnapshot() override;
+  void ReleaseSnapshot(const Snapshot* snapshot) override;
+  absl::Status Flush() override;
+  absl::Status CompactRange(std::optional<std::string_view> begin,
+                            std::optional<std::string_view> end) override;
+  absl::Status WaitForCompaction() override;
+  std::optional<std::string> GetProperty(std::string_view name) override;
+  Statistics GetStatistics() override { return stats_.Snapshot(); }
+
+ private:
+  struct Writer;
+  struct ManualCompaction;
+  class SnapshotImpl;
+
+  // ---- recovery.cc
+  absl::Status Recover(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status RecoverLogFile(uint64_t number, VersionEdit* edit,
+                              SequenceNumber* max_sequence)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status VerifyAllTables() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_write.cc
+  absl::Status MakeRoomForWrite(bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  WriteBatch* BuildBatchGroup(Writer** last_writer)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status NewLogFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_background.cc
+  void BackgroundLoop();
+  bool HasBackgroundWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status FlushImmutable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status WriteLevel0Table(MemTable* mem, VersionEdit* edit,
+                                const Version* base)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status BackgroundCompaction() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ManualCompactionStep() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status DoCompaction(Compaction* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status RunManual(int level, bool rewrite,
+                         std::optional<std::string_view> begin,
+                         std::optional<std::string_view> end);
+  void DeleteObsoleteFiles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordBackgroundError(const absl::Status& s)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool NeedsRewrite(const FileMetaData& f) const;
+
+  // Publishes mem_/imm_/current version to readers.
+  void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::shared_ptr<const ReadView> CurrentView() const;
+  std::shared_ptr<MemTable> NewMemTable() const;
+
+  const Options options_;  // validated, env filled in
+  const std::string dbname_;
+  Env* const env_;
+  StatisticsImpl stats_;
+  std::unique_ptr<BlockCache> block_cache_;
+  std::unique_ptr<TableCache> table_cache_;
+
+  mutable absl::Mutex view_mu_;
+  std::shared_ptr<const ReadView> view_ ABSL_GUARDED_BY(view_mu_);
+
+  absl::Mutex mu_;
+  absl::CondVar bg_cv_;  // background work done / state changed
+  std::unique_ptr<FileLock> db_lock_;
+  std::unique_ptr<VersionSet> versions_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<MemTable> mem_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<MemTable> imm_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<WritableFile> logfile_ ABSL_GUARDED_BY(mu_);
+  uint64_t logfile_number_ ABSL_GUARDED_BY(mu_) = 0;
+  std::unique_ptr<log::Writer> log_ ABSL_GUARDED_BY(mu_);
+  std::deque<Writer*> writers_ ABSL_GUARDED_BY(mu_);
+  WriteBatch tmp_batch_ ABSL_GUARDED_BY(mu_);
+  std::multiset<SequenceNumber> snapshots_ ABSL_GUARDED_BY(mu_);
+  // Table files being written, not yet in a Version: never deleted.
+  std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
+  ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  // Sticky: once a flush, compaction or WAL write fails, writes stop.
+  absl::Status bg_error_ ABSL_GUARDED_BY(mu_);
+  std::thread bg_thread_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_DB_IMPL_H_

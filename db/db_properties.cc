@@ -1,0 +1,129 @@
+// GetProperty: the DB's state as text.
+
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "db/db_impl.h"
+#include "table/table_reader.h"
+
+namespace sift {
+namespace {
+
+constexpr std::string_view kPrefix = "sift.";
+
+// The fp chances files at a level were built with, e.g. "0.01" or
+// "0.01,1 (mixed)"; "-" for an empty level.
+std::string FpChances(const FileList& files) {
+  std::map<double, int> seen;
+  for (const auto& f : files) {
+    if (f->table != nullptr) {
+      ++seen[f->table->properties().bloom_filter_fp_chance];
+    }
+  }
+  if (seen.empty()) return "-";
+  std::string s;
+  for (const auto& [p, n] : seen) {
+    absl::StrAppendFormat(&s, "%s%g", s.empty() ? "" : ",", p);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
+  if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  const std::string_view what = name.substr(kPrefix.size());
+  std::shared_ptr<const Version> v;
+  size_t mem_bytes = 0;
+  {
+    absl::MutexLock l(&mu_);
+    v = versions_->current();
+    mem_bytes = mem_->ApproximateMemoryUsage() +
+                (imm_ != nullptr ? imm_->ApproximateMemoryUsage() : 0);
+  }
+  constexpr std::string_view kNumFiles = "num-files-at-level";
+  if (what.substr(0, kNumFiles.size()) == kNumFiles) {
+    int level;
+    const std::string_view arg = what.substr(kNumFiles.size());
+    if (!absl::SimpleAtoi(absl::string_view(arg.data(), arg.size()), &level) ||
+        level < 0 || level >= config::kNumLevels) {
+      return std::nullopt;
+    }
+    return absl::StrCat(v->NumFiles(level));
+  }
+  const Statistics stats = stats_.Snapshot();
+  if (what == "levels") {
+    std::string s =
+        "Level Files Size(MB)  Target(MB)  FpChance\n"
+        "------------------------------------------\n";
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      const double target =
+          level == 0 ? 0
+                     : static_cast<double>(versions_->MaxBytesForLevel(level)) /
+                           1048576.0;
+      absl::StrAppendFormat(&s, "%5d %5d %9.2f %11.1f  %s\n", level,
+                            v->NumFiles(level),
+                            static_cast<double>(v->LevelBytes(level)) /
+                                1048576.0,
+                            target, FpChances(v->files[level]));
+    }
+    return s;
+  }
+  if (what == "filter-stats") {
+    std::string s = absl::StrFormat(
+        "%-5s %12s %12s %12s %12s %10s  %s\n", "Level", "checked", "useful",
+        "positive", "true_pos", "observed", "fp_chance");
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      const auto& c = stats.level[level];
+      absl::StrAppendFormat(
+          &s, "%-5d %12u %12u %12u %12u %10.6f  %s\n", level,
+          c[kBloomFilterChecked], c[kBloomFilterUseful],
+          c[kBloomFilterFullPositive], c[kBloomFilterFullTruePositive],
+          stats.ObservedFpRateAtLevel(level), FpChances(v->files[level]));
+    }
+    absl::StrAppendFormat(&s, "%-5s %12u %12u %12u %12u %10.6f  %g\n", "total",
+                          stats.Get(kBloomFilterChecked),
+                          stats.Get(kBloomFilterUseful),
+                          stats.Get(kBloomFilterFullPositive),
+                          stats.Get(kBloomFilterFullTruePositive),
+                          stats.ObservedFpRate(),
+                          options_.bloom_filter_fp_chance);
+    return s;
+  }
+  if (what == "memory") {
+    return absl::StrFormat(
+        "memtables: %u\nfilters: %u\nindexes: %u\nblock cache: %u\n"
+        "open tables: %d\n",
+        mem_bytes, table_cache_->FilterMemory(), table_cache_->IndexMemory(),
+        block_cache_->TotalCharge(), table_cache_->NumOpenTables());
+  }
+  if (what == "sstables") {
+    std::string s;
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      absl::StrAppendFormat(&s, "--- level %d ---\n", level);
+      for (const auto& f : v->files[level]) {
+        absl::StrAppendFormat(&s, " %u:%u[%s .. %s]\n", f->number,
+                              f->file_size,
+                              InternalKeyDebugString(f->smallest),
+                              InternalKeyDebugString(f->largest));
+      }
+    }
+    return s;
+  }
+  if (what == "stats") {
+    std::string s = stats.ToString();
+    absl::StrAppendFormat(&s, "observed filter fp rate: %.6f (fp chance %g)\n",
+                          stats.ObservedFpRate(),
+                          options_.bloom_filter_fp_chance);
+    {
+      absl::MutexLock l(&mu_);
+      absl::StrAppend(&s, versions_->LevelSummary(), "\n");
+    }
+    return s;
+  }
+  return std::nullopt;
+}
+
+}  // namespace sift

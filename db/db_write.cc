@@ -1,0 +1,181 @@
+// The write path: a queue of writers; the one at the front commits a group
+// (one WAL record, one optional sync) for everyone queued behind it.
+
+#include "absl/strings/str_cat.h"
+#include "db/db_impl.h"
+#include "db/filename.h"
+#include "db/write_batch_internal.h"
+#include "util/status_macros.h"
+
+namespace sift {
+
+struct DBImpl::Writer {
+  explicit Writer(WriteBatch* b, bool s) : batch(b), sync(s) {}
+  WriteBatch* batch;  // null: only make room (force a memtable switch)
+  const bool sync;
+  bool done = false;
+  absl::Status status;
+  absl::CondVar cv;
+};
+
+absl::Status DBImpl::Put(const WriteOptions& options, std::string_view key,
+                         std::string_view value) {
+  WriteBatch batch;
+  batch.Put(key, value);
+  return Write(options, &batch);
+}
+
+absl::Status DBImpl::Delete(const WriteOptions& options,
+                            std::string_view key) {
+  WriteBatch batch;
+  batch.Delete(key);
+  return Write(options, &batch);
+}
+
+absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  Writer w(batch, options.sync);
+  absl::MutexLock l(&mu_);
+  writers_.push_back(&w);
+  while (!w.done && &w != writers_.front()) w.cv.Wait(&mu_);
+  if (w.done) return w.status;
+
+  absl::Status status = MakeRoomForWrite(batch == nullptr);
+  SequenceNumber last_sequence = versions_->LastSequence();
+  Writer* last_writer = &w;
+  if (status.ok() && batch != nullptr) {
+    WriteBatch* group = BuildBatchGroup(&last_writer);
+    WriteBatchInternal::SetSequence(group, last_sequence + 1);
+    const uint32_t count = group->Count();
+    last_sequence += count;
+    const std::string_view record = WriteBatchInternal::Contents(group);
+    const bool sync = options.sync;
+    MemTable* mem = mem_.get();
+    log::Writer* log = log_.get();
+    WritableFile* logfile = logfile_.get();
+    {
+      // Only the front writer touches the log and memtable, so they are
+      // safe to use without the mutex; other writers queue meanwhile.
+      mu_.Unlock();
+      status = log->AddRecord(record);
+      if (status.ok()) status = logfile->Flush();
+      if (status.ok() && sync) status = logfile->Sync();
+      if (status.ok()) status = WriteBatchInternal::InsertInto(group, mem);
+      mu_.Lock();
+    }
+    if (status.ok()) {
+      versions_->SetLastSequence(last_sequence);
+      stats_.Add(-1, kNumberKeysWritten, count);
+      stats_.Add(-1, kBytesWritten, record.size());
+    } else {
+      // The log may now end in a partial record: accept no more writes
+      // that could land after it and be lost on recovery.
+      RecordBackgroundError(status);
+    }
+    if (group == &tmp_batch_) tmp_batch_.Clear();
+  }
+
+  while (true) {
+    Writer* ready = writers_.front();
+    writers_.pop_front();
+    if (ready != &w) {
+      ready->status = status;
+      ready->done = true;
+      ready->cv.Signal();
+    }
+    if (ready == last_writer) break;
+  }
+  if (!writers_.empty()) writers_.front()->cv.Signal();
+  return status;
+}
+
+// Joins the front writer's batch with those queued behind it, up to a size
+// that keeps a small write's latency low. A sync write is not grouped behind
+// a non-sync leader (it would return without its sync).
+WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
+  Writer* first = writers_.front();
+  WriteBatch* result = first->batch;
+  size_t size = WriteBatchInternal::ByteSize(first->batch);
+  size_t max_size = 1 << 20;
+  if (size <= (128 << 10)) max_size = size + (128 << 10);
+  *last_writer = first;
+  for (auto it = writers_.begin() + 1; it != writers_.end(); ++it) {
+    Writer* w = *it;
+    if (w->sync && !first->sync) break;
+    if (w->batch == nullptr) break;  // a forced switch goes alone
+    size += WriteBatchInternal::ByteSize(w->batch);
+    if (size > max_size) break;
+    if (result == first->batch) {
+      result = &tmp_batch_;
+      tmp_batch_.Clear();
+      WriteBatchInternal::Append(result, first->batch);
+    }
+    WriteBatchInternal::Append(result, w->batch);
+    *last_writer = w;
+  }
+  return result;
+}
+
+absl::Status DBImpl::NewLogFile() {
+  const uint64_t number = versions_->NewFileNumber();
+  auto file = env_->NewWritableFile(LogFileName(dbname_, number));
+  if (!file.ok()) {
+    versions_->ReuseFileNumber(number);
+    return file.status();
+  }
+  if (logfile_ != nullptr) {
+    absl::Status s = logfile_->Close();
+    if (!s.ok()) {
+      // Close flushes: failing means the old log may lack acknowledged
+      // writes' bytes. Stop writes rather than go on.
+      RecordBackgroundError(s);
+      return s;
+    }
+  }
+  logfile_ = *std::move(file);
+  logfile_number_ = number;
+  log_ = std::make_unique<log::Writer>(logfile_.get());
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::MakeRoomForWrite(bool force) {
+  bool allow_delay = !force;
+  const int slowdown = std::max(config::kL0SlowdownWritesTrigger,
+                                options_.level0_compaction_trigger + 4);
+  const int stop = slowdown + 4;
+  while (true) {
+    RETURN_IF_ERROR(bg_error_);
+    const int l0_files = versions_->current()->NumFiles(0);
+    const size_t used =
+        mem_->ApproximateMemoryUsage() - mem_->FilterMemory();
+    if (allow_delay && l0_files >= slowdown) {
+      // Give compaction a millisecond of this writer's time, once per
+      // write, rather than stall writers all at once later.
+      stats_.Add(-1, kStallSlowdownWrites);
+      mu_.Unlock();
+      env_->SleepForMicroseconds(1000);
+      stats_.Add(-1, kStallMicros, 1000);
+      mu_.Lock();
+      allow_delay = false;
+    } else if (!force && used <= options_.write_buffer_size) {
+      return absl::OkStatus();
+    } else if (force && mem_->empty()) {
+      return absl::OkStatus();  // nothing to flush
+    } else if (imm_ != nullptr) {
+      bg_cv_.Wait(&mu_);  // the previous memtable is still being flushed
+    } else if (l0_files >= stop) {
+      stats_.Add(-1, kStallStopWrites);
+      const uint64_t start = env_->NowMicros();
+      bg_cv_.Wait(&mu_);
+      stats_.Add(-1, kStallMicros, env_->NowMicros() - start);
+    } else {
+      RETURN_IF_ERROR(NewLogFile());
+      imm_ = std::move(mem_);
+      mem_ = NewMemTable();
+      InstallReadView();
+      force = false;
+      bg_cv_.SignalAll();  // wake the background thread: a flush is due
+    }
+  }
+}
+
+}  // namespace sift

@@ -1,0 +1,88 @@
+#include "db/filename.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "util/status_macros.h"
+
+namespace sift {
+namespace {
+
+std::string Numbered(const std::string& db, uint64_t number,
+                     const char* suffix) {
+  return absl::StrFormat("%s/%06u.%s", db, number, suffix);
+}
+
+bool ParseNumber(std::string_view digits, uint64_t* number) {
+  if (digits.empty()) return false;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+  }
+  return absl::SimpleAtoi(absl::string_view(digits.data(), digits.size()),
+                          number);
+}
+
+}  // namespace
+
+std::string LogFileName(const std::string& db, uint64_t number) {
+  return Numbered(db, number, "log");
+}
+std::string TableFileName(const std::string& db, uint64_t number) {
+  return Numbered(db, number, "sst");
+}
+std::string TempFileName(const std::string& db, uint64_t number) {
+  return Numbered(db, number, "dbtmp");
+}
+std::string ManifestFileName(const std::string& db, uint64_t number) {
+  return absl::StrFormat("%s/MANIFEST-%06u", db, number);
+}
+std::string CurrentFileName(const std::string& db) { return db + "/CURRENT"; }
+std::string LockFileName(const std::string& db) { return db + "/LOCK"; }
+
+bool ParseFileName(std::string_view name, uint64_t* number, FileType* type) {
+  if (name == "CURRENT") {
+    *number = 0;
+    *type = FileType::kCurrent;
+    return true;
+  }
+  if (name == "LOCK") {
+    *number = 0;
+    *type = FileType::kLock;
+    return true;
+  }
+  constexpr std::string_view kManifest = "MANIFEST-";
+  if (name.substr(0, kManifest.size()) == kManifest) {
+    *type = FileType::kManifest;
+    return ParseNumber(name.substr(kManifest.size()), number);
+  }
+  const size_t dot = name.find('.');
+  if (dot == std::string_view::npos) return false;
+  const std::string_view suffix = name.substr(dot + 1);
+  if (suffix == "log") {
+    *type = FileType::kLog;
+  } else if (suffix == "sst") {
+    *type = FileType::kTable;
+  } else if (suffix == "dbtmp") {
+    *type = FileType::kTemp;
+  } else {
+    return false;
+  }
+  return ParseNumber(name.substr(0, dot), number);
+}
+
+absl::Status SetCurrentFile(Env* env, const std::string& db,
+                            uint64_t manifest_number) {
+  const std::string manifest = ManifestFileName(db, manifest_number);
+  const std::string contents =
+      absl::StrCat(manifest.substr(db.size() + 1), "\n");
+  const std::string tmp = TempFileName(db, manifest_number);
+  absl::Status s = WriteStringToFile(env, contents, tmp, /*sync=*/true);
+  if (s.ok()) s = env->RenameFile(tmp, CurrentFileName(db));
+  if (!s.ok()) {
+    env->RemoveFile(tmp).IgnoreError();
+    return s;
+  }
+  return env->SyncDir(db);
+}
+
+}  // namespace sift

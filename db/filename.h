@@ -1,0 +1,35 @@
+// Names of the files in a database directory (db/FORMAT.md, "File names").
+
+#ifndef SIFT_DB_FILENAME_H_
+#define SIFT_DB_FILENAME_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "sift/env.h"
+
+namespace sift {
+
+enum class FileType { kLog, kTable, kManifest, kCurrent, kLock, kTemp };
+
+std::string LogFileName(const std::string& db, uint64_t number);
+std::string TableFileName(const std::string& db, uint64_t number);
+std::string ManifestFileName(const std::string& db, uint64_t number);
+std::string CurrentFileName(const std::string& db);
+std::string LockFileName(const std::string& db);
+std::string TempFileName(const std::string& db, uint64_t number);
+
+// Parses a name (not a path) produced by one of the above. False for names
+// siftdb does not own.
+bool ParseFileName(std::string_view name, uint64_t* number, FileType* type);
+
+// Points CURRENT at MANIFEST-<manifest_number>, atomically and durably:
+// temp file, sync, rename, directory sync.
+absl::Status SetCurrentFile(Env* env, const std::string& db,
+                            uint64_t manifest_number);
+
+}  // namespace sift
+
+#endif  // SIFT_DB_FILENAME_H_

@@ -1,0 +1,148 @@
+#include "db/memtable.h"
+
+#include <cstring>
+
+#include "util/coding.h"
+#include "util/hash.h"
+
+namespace sift {
+namespace {
+
+constexpr int kFilterProbes = 6;
+constexpr size_t kWordsPerBlock = 8;  // 512 bits: one cache line
+
+std::string_view GetLengthPrefixedSlice(const char* p) {
+  uint32_t len;
+  const char* q = GetVarint32Ptr(p, p + kMaxVarint32Bytes, &len);
+  return std::string_view(q, len);
+}
+
+}  // namespace
+
+int MemTable::KeyComparator::operator()(const char* a, const char* b) const {
+  return CompareInternalKeys(GetLengthPrefixedSlice(a),
+                             GetLengthPrefixedSlice(b));
+}
+
+MemTable::MemTable(size_t filter_bits)
+    : table_(KeyComparator(), &arena_),
+      filter_words_((filter_bits + 511) / 512 * kWordsPerBlock) {
+  if (filter_words_ > 0) {
+    filter_ = std::make_unique<std::atomic<uint64_t>[]>(filter_words_);
+    for (size_t i = 0; i < filter_words_; ++i) {
+      filter_[i].store(0, std::memory_order_relaxed);
+    }
+  }
+}
+
+MemTable::~MemTable() = default;
+
+size_t MemTable::ApproximateMemoryUsage() const {
+  return arena_.MemoryUsage() + FilterMemory();
+}
+
+// Block from the high 32 bits (multiply-shift range reduction, Lemire 2016);
+// the probes' 9-bit in-block positions from a remix of the hash.
+bool MemTable::FilterMayContain(uint64_t hash) const {
+  if (filter_words_ == 0) return true;
+  const size_t blocks = filter_words_ / kWordsPerBlock;
+  const size_t block = static_cast<size_t>(((hash >> 32) * blocks) >> 32);
+  const std::atomic<uint64_t>* words = &filter_[block * kWordsPerBlock];
+  uint64_t h = hash * 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < kFilterProbes; ++i) {
+    const uint32_t bit = static_cast<uint32_t>(h >> 55);  // 9 bits
+    if ((words[bit >> 6].load(std::memory_order_relaxed) &
+         (uint64_t{1} << (bit & 63))) == 0) {
+      return false;
+    }
+    h <<= 9;
+  }
+  return true;
+}
+
+void MemTable::FilterAdd(uint64_t hash) {
+  if (filter_words_ == 0) return;
+  const size_t blocks = filter_words_ / kWordsPerBlock;
+  const size_t block = static_cast<size_t>(((hash >> 32) * blocks) >> 32);
+  std::atomic<uint64_t>* words = &filter_[block * kWordsPerBlock];
+  uint64_t h = hash * 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < kFilterProbes; ++i) {
+    const uint32_t bit = static_cast<uint32_t>(h >> 55);
+    words[bit >> 6].fetch_or(uint64_t{1} << (bit & 63),
+                             std::memory_order_relaxed);
+    h <<= 9;
+  }
+}
+
+void MemTable::Add(SequenceNumber seq, ValueType type, std::string_view key,
+                   std::string_view value) {
+  const size_t ikey_size = key.size() + kInternalKeyTrailerSize;
+  const size_t encoded_len = VarintLength(ikey_size) + ikey_size +
+                             VarintLength(value.size()) + value.size();
+  char* buf = arena_.Allocate(encoded_len);
+  char* p = EncodeVarint32(buf, static_cast<uint32_t>(ikey_size));
+  std::memcpy(p, key.data(), key.size());
+  p += key.size();
+  EncodeFixed64(p, PackSequenceAndType(seq, type));
+  p += kInternalKeyTrailerSize;
+  p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
+  std::memcpy(p, value.data(), value.size());
+  FilterAdd(KeyHash(key));
+  table_.Insert(buf);
+  num_entries_.fetch_add(1, std::memory_order_relaxed);
+}
+
+MemTable::GetResult MemTable::Get(const LookupKey& key, uint64_t hash,
+                                  std::string* value) const {
+  if (!FilterMayContain(hash)) return GetResult::kNotFound;
+  Table::Iterator it(&table_);
+  it.Seek(key.memtable_key().data());
+  if (!it.Valid()) return GetResult::kNotFound;
+  // The first entry >= (user key, sequence) is the newest visible one, if
+  // it belongs to the same user key.
+  const char* entry = it.key();
+  uint32_t ikey_len;
+  const char* ikey = GetVarint32Ptr(entry, entry + kMaxVarint32Bytes,
+                                    &ikey_len);
+  const std::string_view ik(ikey, ikey_len);
+  if (ExtractUserKey(ik) != key.user_key()) return GetResult::kNotFound;
+  if ((ExtractTrailer(ik) & 0xff) == kTypeDeletion) return GetResult::kDeleted;
+  const std::string_view v = GetLengthPrefixedSlice(ikey + ikey_len);
+  value->assign(v.data(), v.size());
+  return GetResult::kFound;
+}
+
+class MemTable::Iter final : public Iterator {
+ public:
+  explicit Iter(const Table* table) : it_(table) {}
+
+  bool Valid() const override { return it_.Valid(); }
+  void Seek(std::string_view ikey) override {
+    scratch_.clear();
+    PutVarint32(&scratch_, static_cast<uint32_t>(ikey.size()));
+    scratch_.append(ikey.data(), ikey.size());
+    it_.Seek(scratch_.data());
+  }
+  void SeekToFirst() override { it_.SeekToFirst(); }
+  void SeekToLast() override { it_.SeekToLast(); }
+  void Next() override { it_.Next(); }
+  void Prev() override { it_.Prev(); }
+  std::string_view key() const override {
+    return GetLengthPrefixedSlice(it_.key());
+  }
+  std::string_view value() const override {
+    const std::string_view k = key();
+    return GetLengthPrefixedSlice(k.data() + k.size());
+  }
+  absl::Status status() const override { return absl::OkStatus(); }
+
+ private:
+  Table::Iterator it_;
+  std::string scratch_;
+};
+
+std::unique_ptr<Iterator> MemTable::NewIterator() const {
+  return std::make_unique<Iter>(&table_);
+}
+
+}  // namespace sift

@@ -1,0 +1,212 @@
+// Version: reading one snapshot of the LSM tree (point lookups, iterators,
+// overlap queries).
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "db/level_iterator.h"
+#include "db/version_set.h"
+#include "table/table_reader.h"
+#include "util/status_macros.h"
+
+namespace sift {
+
+size_t FindFile(const FileList& files, std::string_view ikey) {
+  auto it = std::lower_bound(
+      files.begin(), files.end(), ikey,
+      [](const std::shared_ptr<FileMetaData>& f, std::string_view k) {
+        return CompareInternalKeys(f->largest, k) < 0;
+      });
+  return static_cast<size_t>(it - files.begin());
+}
+
+uint64_t Version::LevelBytes(int level) const {
+  uint64_t sum = 0;
+  for (const auto& f : files[level]) sum += f->file_size;
+  return sum;
+}
+
+namespace {
+
+// Probes one file. Returns true when the file decided the lookup.
+bool ProbeFile(const ReadOptions& options, const FileMetaData& f, int level,
+               const LookupKey& key, uint64_t hash, TableCache* cache,
+               std::string* value, Version::GetResult* result,
+               LocalStats* stats, absl::Status* status) {
+  const Table* table = f.table.get();
+  std::shared_ptr<const Table> holder;
+  if (table == nullptr) {
+    auto t = cache->Get(f);
+    if (!t.ok()) {
+      *status = t.status();
+      return true;
+    }
+    holder = *std::move(t);
+    table = holder.get();
+  }
+  const bool has_filter = table->has_filter();
+  if (has_filter) {
+    stats->Add(level, kBloomFilterChecked);
+    if (!table->KeyMayMatch(hash)) {
+      stats->Add(level, kBloomFilterUseful);
+      return false;
+    }
+    stats->Add(level, kBloomFilterFullPositive);
+  } else if (!table->filter_status().ok()) {
+    stats->Add(level, kBloomFilterCorrupt);
+  }
+  Table::LookupResult r;
+  TableReadCounters counters;
+  *status = table->Get(options, key.internal_key(), value, &r, &counters);
+  if (counters.block_cache_hits) {
+    stats->Add(level, kBlockCacheDataHit, counters.block_cache_hits);
+  }
+  if (counters.block_cache_misses) {
+    stats->Add(level, kBlockCacheDataMiss, counters.block_cache_misses);
+  }
+  if (counters.blocks_read) {
+    stats->Add(level, kDataBlocksRead, counters.blocks_read);
+    stats->Add(level, kBytesRead, static_cast<uint32_t>(counters.bytes_read));
+  }
+  if (!status->ok()) return true;
+  if (r == Table::LookupResult::kNotFound) return false;
+  if (has_filter) stats->Add(level, kBloomFilterFullTruePositive);
+  *result = r == Table::LookupResult::kFound ? Version::GetResult::kFound
+                                             : Version::GetResult::kDeleted;
+  return true;
+}
+
+}  // namespace
+
+absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
+                          uint64_t hash, TableCache* cache, std::string* value,
+                          GetResult* result, LocalStats* stats) const {
+  *result = GetResult::kNotFound;
+  const std::string_view user_key = key.user_key();
+  absl::Status status;
+  // Level 0: files may overlap; newest first.
+  for (const auto& f : files[0]) {
+    if (user_key < f->smallest_user_key() || user_key > f->largest_user_key()) {
+      continue;
+    }
+    if (ProbeFile(options, *f, 0, key, hash, cache, value, result, stats,
+                  &status)) {
+      return status;
+    }
+  }
+  // Deeper levels: at most one file can hold the key.
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    const FileList& fl = files[level];
+    if (fl.empty()) continue;
+    const size_t i = FindFile(fl, key.internal_key());
+    if (i == fl.size() || user_key < fl[i]->smallest_user_key()) continue;
+    if (ProbeFile(options, *fl[i], level, key, hash, cache, value, result,
+                  stats, &status)) {
+      return status;
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Version::AddIterators(const ReadOptions& options, TableCache* cache,
+                           std::vector<std::unique_ptr<Iterator>>* iters) const {
+  for (const auto& f : files[0]) {
+    auto t = cache->Get(*f);
+    if (!t.ok()) {
+      iters->push_back(NewEmptyIterator(t.status()));
+      continue;
+    }
+    std::unique_ptr<Iterator> it = (*t)->NewIterator(options);
+    it->RegisterCleanup([t = *std::move(t)] {});
+    iters->push_back(std::move(it));
+  }
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    if (!files[level].empty()) {
+      iters->push_back(NewLevelIterator(options, cache, files[level]));
+    }
+  }
+}
+
+bool Version::OverlapInLevel(int level,
+                             std::optional<std::string_view> smallest,
+                             std::optional<std::string_view> largest) const {
+  const FileList& fl = files[level];
+  if (level == 0) {
+    for (const auto& f : fl) {
+      if ((smallest && *smallest > f->largest_user_key()) ||
+          (largest && *largest < f->smallest_user_key())) {
+        continue;
+      }
+      return true;
+    }
+    return false;
+  }
+  size_t i = 0;
+  if (smallest) {
+    std::string probe;
+    AppendInternalKey(&probe, *smallest, kMaxSequenceNumber,
+                      kValueTypeForSeek);
+    i = FindFile(fl, probe);
+  }
+  if (i >= fl.size()) return false;
+  return !largest || *largest >= fl[i]->smallest_user_key();
+}
+
+FileList Version::GetOverlappingInputs(
+    int level, std::optional<std::string_view> begin,
+    std::optional<std::string_view> end) const {
+  FileList inputs;
+  std::string user_begin(begin.value_or("")), user_end(end.value_or(""));
+  bool has_begin = begin.has_value(), has_end = end.has_value();
+  const FileList& fl = files[level];
+  for (size_t i = 0; i < fl.size();) {
+    const auto& f = fl[i++];
+    if ((has_end && f->smallest_user_key() > user_end) ||
+        (has_begin && f->largest_user_key() < user_begin)) {
+      continue;
+    }
+    inputs.push_back(f);
+    if (level == 0) {
+      // Level-0 files overlap each other: widen the range and restart
+      // whenever a file extends it.
+      bool widened = false;
+      if (has_begin && f->smallest_user_key() < user_begin) {
+        user_begin.assign(f->smallest_user_key());
+        widened = true;
+      }
+      if (has_end && f->largest_user_key() > user_end) {
+        user_end.assign(f->largest_user_key());
+        widened = true;
+      }
+      if (widened) {
+        inputs.clear();
+        i = 0;
+      }
+    }
+  }
+  return inputs;
+}
+
+int Version::PickLevelForMemTableOutput(std::string_view smallest,
+                                        std::string_view largest,
+                                        uint64_t max_file_size) const {
+  int level = 0;
+  if (OverlapInLevel(0, smallest, largest)) return 0;
+  // Push down while the next level does not overlap and the one after it
+  // would not make the future compaction too expensive.
+  while (level < config::kMaxMemCompactLevel) {
+    if (OverlapInLevel(level + 1, smallest, largest)) break;
+    if (level + 2 < config::kNumLevels) {
+      uint64_t overlap = 0;
+      for (const auto& f :
+           GetOverlappingInputs(level + 2, smallest, largest)) {
+        overlap += f->file_size;
+      }
+      if (overlap > 10 * max_file_size) break;
+    }
+    ++level;
+  }
+  return level;
+}
+
+}  // namespace sift

@@ -1,0 +1,172 @@
+#include "db/version_edit.h"
+
+#include "absl/strings/str_cat.h"
+#include "util/coding.h"
+
+namespace sift {
+namespace {
+
+// Tag numbers as stored (db/FORMAT.md). DO NOT CHANGE; retire, never reuse.
+enum Tag : uint32_t {
+  kComparator = 1,
+  kLogNumber = 2,
+  kNextFileNumber = 3,
+  kLastSequence = 4,
+  kCompactPointer = 5,
+  kDeletedFile = 6,
+  kNewFile = 7,
+  kFormatVersion = 8,
+};
+
+constexpr char kComparatorName[] = "sift.BytewiseComparator";
+
+bool GetLevel(std::string_view* input, int* level) {
+  uint32_t v;
+  if (!GetVarint32(input, &v) || v >= config::kNumLevels) return false;
+  *level = static_cast<int>(v);
+  return true;
+}
+
+bool GetInternalKey(std::string_view* input, std::string* dst) {
+  std::string_view s;
+  if (!GetLengthPrefixed(input, &s) || s.size() < kInternalKeyTrailerSize) {
+    return false;
+  }
+  dst->assign(s);
+  return true;
+}
+
+}  // namespace
+
+void VersionEdit::EncodeTo(std::string* dst) const {
+  if (has_comparator_) {
+    PutVarint32(dst, kComparator);
+    PutLengthPrefixed(dst, kComparatorName);
+  }
+  if (format_version_) {
+    PutVarint32(dst, kFormatVersion);
+    PutVarint32(dst, *format_version_);
+  }
+  if (log_number_) {
+    PutVarint32(dst, kLogNumber);
+    PutVarint64(dst, *log_number_);
+  }
+  if (next_file_number_) {
+    PutVarint32(dst, kNextFileNumber);
+    PutVarint64(dst, *next_file_number_);
+  }
+  if (last_sequence_) {
+    PutVarint32(dst, kLastSequence);
+    PutVarint64(dst, *last_sequence_);
+  }
+  for (const auto& [level, key] : compact_pointers_) {
+    PutVarint32(dst, kCompactPointer);
+    PutVarint32(dst, level);
+    PutLengthPrefixed(dst, key);
+  }
+  for (const auto& [level, number] : deleted_files_) {
+    PutVarint32(dst, kDeletedFile);
+    PutVarint32(dst, level);
+    PutVarint64(dst, number);
+  }
+  for (const auto& [level, f] : new_files_) {
+    PutVarint32(dst, kNewFile);
+    PutVarint32(dst, level);
+    PutVarint64(dst, f->number);
+    PutVarint64(dst, f->file_size);
+    PutLengthPrefixed(dst, f->smallest);
+    PutLengthPrefixed(dst, f->largest);
+  }
+}
+
+absl::Status VersionEdit::DecodeFrom(std::string_view src) {
+  Clear();
+  std::string_view input = src;
+  uint32_t tag;
+  while (!input.empty()) {
+    const size_t at = src.size() - input.size();
+    if (!GetVarint32(&input, &tag)) {
+      return absl::DataLossError(
+          absl::StrCat("VersionEdit: bad tag at byte ", at));
+    }
+    bool ok = true;
+    uint64_t u64;
+    uint32_t u32;
+    int level;
+    std::string_view s;
+    switch (tag) {
+      case kComparator:
+        ok = GetLengthPrefixed(&input, &s) && s == kComparatorName;
+        has_comparator_ = true;
+        break;
+      case kFormatVersion:
+        ok = GetVarint32(&input, &u32);
+        format_version_ = u32;
+        break;
+      case kLogNumber:
+        ok = GetVarint64(&input, &u64);
+        log_number_ = u64;
+        break;
+      case kNextFileNumber:
+        ok = GetVarint64(&input, &u64);
+        next_file_number_ = u64;
+        break;
+      case kLastSequence:
+        ok = GetVarint64(&input, &u64) && u64 <= kMaxSequenceNumber;
+        last_sequence_ = u64;
+        break;
+      case kCompactPointer: {
+        std::string key;
+        ok = GetLevel(&input, &level) && GetInternalKey(&input, &key);
+        if (ok) compact_pointers_.emplace_back(level, std::move(key));
+        break;
+      }
+      case kDeletedFile:
+        ok = GetLevel(&input, &level) && GetVarint64(&input, &u64);
+        if (ok) deleted_files_.insert({level, u64});
+        break;
+      case kNewFile: {
+        auto f = std::make_shared<FileMetaData>();
+        ok = GetLevel(&input, &level) && GetVarint64(&input, &f->number) &&
+             GetVarint64(&input, &f->file_size) &&
+             GetInternalKey(&input, &f->smallest) &&
+             GetInternalKey(&input, &f->largest);
+        if (ok) new_files_.emplace_back(level, std::move(f));
+        break;
+      }
+      default:
+        return absl::DataLossError(
+            absl::StrCat("VersionEdit: unknown tag ", tag, " at byte ", at));
+    }
+    if (!ok) {
+      return absl::DataLossError(
+          absl::StrCat("VersionEdit: bad field for tag ", tag, " at byte ", at));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string VersionEdit::DebugString() const {
+  std::string r = "VersionEdit {";
+  if (log_number_) absl::StrAppend(&r, "\n  LogNumber: ", *log_number_);
+  if (next_file_number_) {
+    absl::StrAppend(&r, "\n  NextFile: ", *next_file_number_);
+  }
+  if (last_sequence_) absl::StrAppend(&r, "\n  LastSeq: ", *last_sequence_);
+  for (const auto& [level, key] : compact_pointers_) {
+    absl::StrAppend(&r, "\n  CompactPointer: ", level, " ",
+                    InternalKeyDebugString(key));
+  }
+  for (const auto& [level, number] : deleted_files_) {
+    absl::StrAppend(&r, "\n  RemoveFile: ", level, " ", number);
+  }
+  for (const auto& [level, f] : new_files_) {
+    absl::StrAppend(&r, "\n  AddFile: ", level, " ", f->number, " ",
+                    f->file_size, " ", InternalKeyDebugString(f->smallest),
+                    " .. ", InternalKeyDebugString(f->largest));
+  }
+  r += "\n}\n";
+  return r;
+}
+
+}  // namespace sift

@@ -1,0 +1,79 @@
+// VersionEdit: one change to the set of live tables, as recorded in the
+// MANIFEST (db/FORMAT.md, "MANIFEST payload").
+
+#ifndef SIFT_DB_VERSION_EDIT_H_
+#define SIFT_DB_VERSION_EDIT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "db/dbformat.h"
+
+namespace sift {
+
+class Table;
+
+// The DB format version written in every MANIFEST snapshot.
+constexpr uint32_t kDbFormatVersion = 1;
+
+struct FileMetaData {
+  uint64_t number = 0;
+  uint64_t file_size = 0;
+  std::string smallest;  // internal keys
+  std::string largest;
+  // The open table, pinned here when the table cache chose to keep it open
+  // for the file's lifetime (so a read needs no cache lookup). Set before
+  // the file is published in a Version, never changed after.
+  std::shared_ptr<const Table> table;
+
+  std::string_view smallest_user_key() const {
+    return ExtractUserKey(smallest);
+  }
+  std::string_view largest_user_key() const { return ExtractUserKey(largest); }
+};
+
+class VersionEdit {
+ public:
+  void Clear() { *this = VersionEdit(); }
+
+  void SetLogNumber(uint64_t n) { log_number_ = n; }
+  void SetNextFile(uint64_t n) { next_file_number_ = n; }
+  void SetLastSequence(SequenceNumber s) { last_sequence_ = s; }
+  void SetCompactPointer(int level, std::string key) {
+    compact_pointers_.emplace_back(level, std::move(key));
+  }
+  // REQUIRES: the file is durable (synced) before the edit is logged.
+  void AddFile(int level, std::shared_ptr<FileMetaData> f) {
+    new_files_.emplace_back(level, std::move(f));
+  }
+  void RemoveFile(int level, uint64_t number) {
+    deleted_files_.insert({level, number});
+  }
+  void SetFormatVersion(uint32_t v) { format_version_ = v; }
+
+  void EncodeTo(std::string* dst) const;
+  // DataLoss naming what is wrong; the edit is left unspecified.
+  absl::Status DecodeFrom(std::string_view src);
+
+  std::string DebugString() const;
+
+  // Read by VersionSet.
+  std::optional<uint64_t> log_number_;
+  std::optional<uint64_t> next_file_number_;
+  std::optional<SequenceNumber> last_sequence_;
+  std::optional<uint32_t> format_version_;
+  bool has_comparator_ = false;
+  std::vector<std::pair<int, std::string>> compact_pointers_;
+  std::set<std::pair<int, uint64_t>> deleted_files_;
+  std::vector<std::pair<int, std::shared_ptr<FileMetaData>>> new_files_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_VERSION_EDIT_H_

@@ -1,0 +1,317 @@
+// VersionSet: applying VersionEdits, the MANIFEST, and recovery from it.
+
+#include "db/version_set.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "db/filename.h"
+#include "db/log_reader.h"
+#include "util/status_macros.h"
+
+namespace sift {
+
+// Accumulates edits on top of a base Version without copying it for each.
+class VersionSet::Builder {
+ public:
+  explicit Builder(const Version* base) : base_(base) {}
+
+  void Apply(const VersionEdit& edit) {
+    for (const auto& [level, number] : edit.deleted_files_) {
+      levels_[level].deleted.insert(number);
+      levels_[level].added.erase(number);
+    }
+    for (const auto& [level, f] : edit.new_files_) {
+      levels_[level].deleted.erase(f->number);
+      levels_[level].added[f->number] = f;
+    }
+  }
+
+  // Writes base + edits into *v. DataLoss if a level >= 1 would overlap.
+  absl::Status SaveTo(Version* v) const {
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      const LevelState& st = levels_[level];
+      FileList& out = v->files[level];
+      for (const auto& f : base_->files[level]) {
+        if (!st.deleted.count(f->number) && !st.added.count(f->number)) {
+          out.push_back(f);
+        }
+      }
+      for (const auto& [number, f] : st.added) out.push_back(f);
+      if (level == 0) {
+        std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+          return a->number > b->number;
+        });
+        continue;
+      }
+      std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        return CompareInternalKeys(a->smallest, b->smallest) < 0;
+      });
+      for (size_t i = 1; i < out.size(); ++i) {
+        if (CompareInternalKeys(out[i - 1]->largest, out[i]->smallest) >= 0) {
+          return absl::DataLossError(absl::StrCat(
+              "files ", out[i - 1]->number, " and ", out[i]->number,
+              " overlap at level ", level));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  struct LevelState {
+    std::set<uint64_t> deleted;
+    std::map<uint64_t, std::shared_ptr<FileMetaData>> added;
+  };
+  const Version* const base_;
+  LevelState levels_[config::kNumLevels];
+};
+
+VersionSet::VersionSet(std::string dbname, const Options& options,
+                       TableCache* table_cache, Env* env)
+    : dbname_(std::move(dbname)),
+      options_(options),
+      table_cache_(table_cache),
+      env_(env) {
+  AppendVersion(std::make_shared<Version>());
+}
+
+VersionSet::~VersionSet() = default;
+
+void VersionSet::AppendVersion(std::shared_ptr<Version> v) {
+  Finalize(v.get());
+  all_versions_.push_back(v);
+  current_ = std::move(v);
+}
+
+uint64_t VersionSet::MaxBytesForLevel(int level) const {
+  double result = 10.0 * static_cast<double>(options_.write_buffer_size);
+  for (int l = 1; l < level; ++l) result *= config::kLevelSizeRatio;
+  return static_cast<uint64_t>(result);
+}
+
+void VersionSet::Finalize(Version* v) const {
+  int best_level = -1;
+  double best_score = -1;
+  for (int level = 0; level < config::kNumLevels - 1; ++level) {
+    const double score =
+        level == 0 ? static_cast<double>(v->NumFiles(0)) /
+                         options_.level0_compaction_trigger
+                   : static_cast<double>(v->LevelBytes(level)) /
+                         static_cast<double>(MaxBytesForLevel(level));
+    if (score > best_score) {
+      best_level = level;
+      best_score = score;
+    }
+  }
+  v->compaction_level = best_level;
+  v->compaction_score = best_score;
+}
+
+absl::Status VersionSet::WriteSnapshot(log::Writer* log) const {
+  VersionEdit edit;
+  edit.has_comparator_ = true;
+  edit.SetFormatVersion(kDbFormatVersion);
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    if (!compact_pointer_[level].empty()) {
+      edit.SetCompactPointer(level, compact_pointer_[level]);
+    }
+    for (const auto& f : current_->files[level]) edit.AddFile(level, f);
+  }
+  edit.SetLogNumber(log_number_);
+  edit.SetNextFile(next_file_number_);
+  edit.SetLastSequence(LastSequence());
+  std::string record;
+  edit.EncodeTo(&record);
+  return log->AddRecord(record);
+}
+
+absl::Status VersionSet::CreateNew() {
+  manifest_file_number_ = 1;
+  next_file_number_ = 2;
+  log_number_ = 0;
+  return absl::OkStatus();  // the MANIFEST is written by the first LogAndApply
+}
+
+absl::Status VersionSet::LogAndApply(VersionEdit* edit, absl::Mutex* mu) {
+  if (edit->log_number_) {
+    MarkFileNumberUsed(*edit->log_number_);
+  } else {
+    edit->SetLogNumber(log_number_);
+  }
+  edit->SetNextFile(next_file_number_);
+  edit->SetLastSequence(LastSequence());
+  for (const auto& [level, key] : edit->compact_pointers_) {
+    compact_pointer_[level] = key;
+  }
+
+  auto v = std::make_shared<Version>();
+  Builder builder(current_.get());
+  builder.Apply(*edit);
+  RETURN_IF_ERROR(builder.SaveTo(v.get()));
+
+  std::string record;
+  edit->EncodeTo(&record);
+  const bool new_manifest = manifest_log_ == nullptr;
+  const std::string manifest = ManifestFileName(dbname_, manifest_file_number_);
+  absl::Status s;
+  {
+    // Only the background thread (or Open) gets here, so the MANIFEST
+    // writer is ours while the mutex is released.
+    mu->Unlock();
+    if (new_manifest) {
+      auto file = env_->NewWritableFile(manifest);
+      s = file.status();
+      if (s.ok()) {
+        manifest_file_ = *std::move(file);
+        manifest_log_ = std::make_unique<log::Writer>(manifest_file_.get());
+        s = WriteSnapshot(manifest_log_.get());
+      }
+    }
+    if (s.ok()) s = manifest_log_->AddRecord(record);
+    if (s.ok()) s = manifest_file_->Sync();
+    if (s.ok() && new_manifest) {
+      s = SetCurrentFile(env_, dbname_, manifest_file_number_);
+    }
+    mu->Lock();
+  }
+  if (!s.ok()) {
+    // The next attempt starts a fresh MANIFEST rather than append after a
+    // write that may be torn.
+    manifest_log_.reset();
+    manifest_file_.reset();
+    if (new_manifest) env_->RemoveFile(manifest).IgnoreError();
+    manifest_file_number_ = NewFileNumber();
+    return s;
+  }
+  log_number_ = *edit->log_number_;
+  if (new_manifest) durable_manifest_number_ = manifest_file_number_;
+  AppendVersion(std::move(v));
+  return absl::OkStatus();
+}
+
+absl::Status VersionSet::ReadManifest(const std::string& name,
+                                      VersionEdit* merged, Builder* builder) {
+  std::string contents;
+  RETURN_IF_ERROR(ReadFileToString(env_, name, &contents));
+  log::Reader reader(contents, name);
+  std::string_view record;
+  std::string scratch;
+  bool first = true;
+  while (reader.ReadRecord(&record, &scratch)) {
+    VersionEdit edit;
+    absl::Status s = edit.DecodeFrom(record);
+    if (!s.ok()) {
+      return absl::DataLossError(absl::StrCat(
+          name, ": record at offset ", reader.last_record_offset(), ": ",
+          s.message()));
+    }
+    if (first && !edit.has_comparator_) {
+      return absl::DataLossError(
+          absl::StrCat(name, ": first record is not a snapshot"));
+    }
+    first = false;
+    if (edit.format_version_ && *edit.format_version_ > kDbFormatVersion) {
+      return absl::UnimplementedError(absl::StrCat(
+          name, ": database format version ", *edit.format_version_,
+          " is newer than this build reads (", kDbFormatVersion, ")"));
+    }
+    builder->Apply(edit);
+    if (edit.log_number_) merged->log_number_ = edit.log_number_;
+    if (edit.next_file_number_) {
+      merged->next_file_number_ = edit.next_file_number_;
+    }
+    if (edit.last_sequence_) merged->last_sequence_ = edit.last_sequence_;
+    for (auto& cp : edit.compact_pointers_) {
+      compact_pointer_[cp.first] = cp.second;
+    }
+  }
+  return reader.status();
+}
+
+absl::Status VersionSet::Recover() {
+  std::string current;
+  RETURN_IF_ERROR(ReadFileToString(env_, CurrentFileName(dbname_), &current));
+  if (current.empty() || current.back() != '\n') {
+    return absl::DataLossError(
+        absl::StrCat(CurrentFileName(dbname_), ": malformed contents"));
+  }
+  current.pop_back();
+  uint64_t number;
+  FileType type;
+  if (!ParseFileName(current, &number, &type) ||
+      type != FileType::kManifest) {
+    return absl::DataLossError(absl::StrCat(
+        CurrentFileName(dbname_), ": names '", current, "', not a MANIFEST"));
+  }
+  const std::string manifest = dbname_ + "/" + current;
+  VersionEdit merged;
+  Builder builder(current_.get());
+  absl::Status s = ReadManifest(manifest, &merged, &builder);
+  if (absl::IsNotFound(s)) {
+    return absl::DataLossError(absl::StrCat(
+        "CURRENT names ", manifest, ", which does not exist"));
+  }
+  RETURN_IF_ERROR(s);
+  if (!merged.next_file_number_ || !merged.log_number_ ||
+      !merged.last_sequence_) {
+    return absl::DataLossError(
+        absl::StrCat(manifest, ": no next file number, log number or last "
+                               "sequence"));
+  }
+  auto v = std::make_shared<Version>();
+  RETURN_IF_ERROR(builder.SaveTo(v.get()));
+  // Every table the MANIFEST names must be there, with its size.
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    for (const auto& f : v->files[level]) {
+      const std::string name = TableFileName(dbname_, f->number);
+      auto size = env_->GetFileSize(name);
+      if (!size.ok()) {
+        return absl::DataLossError(absl::StrCat(
+            manifest, " names table ", name, ", which cannot be read: ",
+            size.status().message()));
+      }
+      if (*size != f->file_size) {
+        return absl::DataLossError(absl::StrCat(
+            name, ": size ", *size, " differs from the ", f->file_size,
+            " bytes recorded in ", manifest));
+      }
+      RETURN_IF_ERROR(table_cache_->PinOrOpen(f.get()));
+    }
+  }
+  next_file_number_ = *merged.next_file_number_;
+  log_number_ = *merged.log_number_;
+  SetLastSequence(*merged.last_sequence_);
+  MarkFileNumberUsed(number);
+  MarkFileNumberUsed(log_number_);
+  durable_manifest_number_ = number;
+  AppendVersion(std::move(v));
+  // This session writes a new MANIFEST, starting with a snapshot.
+  manifest_file_number_ = NewFileNumber();
+  return absl::OkStatus();
+}
+
+void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
+  for (auto it = all_versions_.begin(); it != all_versions_.end();) {
+    std::shared_ptr<const Version> v = it->lock();
+    if (v == nullptr) {
+      it = all_versions_.erase(it);
+      continue;
+    }
+    for (const auto& level : v->files) {
+      for (const auto& f : level) live->insert(f->number);
+    }
+    ++it;
+  }
+}
+
+std::string VersionSet::LevelSummary() const {
+  std::string s = "files[";
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    absl::StrAppend(&s, " ", current_->NumFiles(level));
+  }
+  return s + " ]";
+}
+
+}  // namespace sift

@@ -1,0 +1,187 @@
+// Version: one immutable snapshot of which tables exist at which level.
+// VersionSet: the current Version, the counters (file numbers, last
+// sequence, log number), and the MANIFEST that makes them durable.
+//
+// Readers hold a std::shared_ptr<const Version> and read without any lock;
+// the background thread builds new Versions from VersionEdits. A file is
+// live while some Version (current, or held by an iterator) names it.
+
+#ifndef SIFT_DB_VERSION_SET_H_
+#define SIFT_DB_VERSION_SET_H_
+
+#include <atomic>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "db/dbformat.h"
+#include "db/log_writer.h"
+#include "db/statistics_impl.h"
+#include "db/table_cache.h"
+#include "db/version_edit.h"
+#include "sift/env.h"
+#include "sift/iterator.h"
+#include "sift/options.h"
+
+namespace sift {
+
+class Compaction;
+using FileList = std::vector<std::shared_ptr<FileMetaData>>;
+
+class Version {
+ public:
+  // Level 0 newest first (highest file number first); levels >= 1 sorted
+  // by smallest key, disjoint.
+  FileList files[config::kNumLevels];
+
+  enum class GetResult : uint8_t { kNotFound, kFound, kDeleted };
+  // Looks the key up file by file: level 0 newest first, then one candidate
+  // per deeper level. Each candidate is range-checked, then its filter is
+  // probed with `hash`; only on "maybe" is a data block read.
+  absl::Status Get(const ReadOptions& options, const LookupKey& key,
+                   uint64_t hash, TableCache* cache, std::string* value,
+                   GetResult* result, LocalStats* stats) const;
+
+  // Adds one iterator per level-0 file and one concatenating iterator per
+  // deeper level.
+  void AddIterators(const ReadOptions& options, TableCache* cache,
+                    std::vector<std::unique_ptr<Iterator>>* iters) const;
+
+  // True if some file at level overlaps [smallest, largest] (user keys;
+  // nullopt = unbounded).
+  bool OverlapInLevel(int level, std::optional<std::string_view> smallest,
+                      std::optional<std::string_view> largest) const;
+  // Files at level overlapping the user-key range [begin, end]. At level 0
+  // the range grows to cover every transitively overlapping file.
+  FileList GetOverlappingInputs(int level,
+                                std::optional<std::string_view> begin,
+                                std::optional<std::string_view> end) const;
+  // The level a flushed memtable with this key range should go to.
+  int PickLevelForMemTableOutput(std::string_view smallest,
+                                 std::string_view largest,
+                                 uint64_t max_file_size) const;
+
+  int NumFiles(int level) const { return static_cast<int>(files[level].size()); }
+  uint64_t LevelBytes(int level) const;
+
+  // Set by VersionSet::Finalize: the level most in need of compaction and
+  // its score (>= 1 means compaction is due).
+  int compaction_level = -1;
+  double compaction_score = -1;
+};
+
+// Index of the first file in a sorted, disjoint level whose largest key is
+// >= ikey (files.size() if none).
+size_t FindFile(const FileList& files, std::string_view ikey);
+
+class VersionSet {
+ public:
+  VersionSet(std::string dbname, const Options& options,
+             TableCache* table_cache, Env* env);
+  ~VersionSet();
+
+  VersionSet(const VersionSet&) = delete;
+  VersionSet& operator=(const VersionSet&) = delete;
+
+  // Creates the MANIFEST and CURRENT of a new, empty database.
+  absl::Status CreateNew();
+  // Reads CURRENT and the MANIFEST it names; opens every table (checking
+  // it exists and its size matches). DataLoss names the file and offset.
+  absl::Status Recover();
+
+  // Applies edit to the current version, writes it to the MANIFEST (a new
+  // one, with a full snapshot, the first time after Recover/CreateNew),
+  // syncs, and installs the result as current. The mutex is released while
+  // writing. REQUIRES: *mu held; only one caller at a time (the background
+  // thread, or Open).
+  absl::Status LogAndApply(VersionEdit* edit, absl::Mutex* mu)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+
+  std::shared_ptr<const Version> current() const { return current_; }
+
+  uint64_t NewFileNumber() { return next_file_number_++; }
+  // Gives back a number from NewFileNumber that was not used.
+  void ReuseFileNumber(uint64_t n) {
+    if (next_file_number_ == n + 1) next_file_number_ = n;
+  }
+  void MarkFileNumberUsed(uint64_t n) {
+    if (next_file_number_ <= n) next_file_number_ = n + 1;
+  }
+  uint64_t manifest_file_number() const { return manifest_file_number_; }
+  // The MANIFEST that CURRENT names on disk now.
+  uint64_t durable_manifest_number() const { return durable_manifest_number_; }
+  uint64_t log_number() const { return log_number_; }
+
+  SequenceNumber LastSequence() const {
+    return last_sequence_.load(std::memory_order_acquire);
+  }
+  void SetLastSequence(SequenceNumber s) {
+    last_sequence_.store(s, std::memory_order_release);
+  }
+
+  // Files named by any live Version.
+  void AddLiveFiles(std::set<uint64_t>* live);
+
+  // Compaction picking (compaction_picker.cc). Null when nothing is due.
+  bool NeedsCompaction() const {
+    return current_->compaction_score >= 1;
+  }
+  std::unique_ptr<Compaction> PickCompaction();
+  // A compaction of [begin, end] (user keys) from level into level + 1;
+  // null if no file at level overlaps. REQUIRES: level < kNumLevels - 1.
+  std::unique_ptr<Compaction> CompactRange(
+      int level, std::optional<std::string_view> begin,
+      std::optional<std::string_view> end);
+  // A compaction that rewrites one file in place at its level (rebuilding
+  // its filter with the current settings, dropping what is obsolete).
+  std::unique_ptr<Compaction> RewriteFile(int level,
+                                          std::shared_ptr<FileMetaData> f);
+
+  // Bytes a level may hold before it is due for compaction (level >= 1).
+  uint64_t MaxBytesForLevel(int level) const;
+  uint64_t max_file_size() const { return options_.max_file_size; }
+
+  std::string LevelSummary() const;
+
+ private:
+  class Builder;
+  friend class Compaction;
+
+  void Finalize(Version* v) const;
+  void AppendVersion(std::shared_ptr<Version> v);
+  absl::Status WriteSnapshot(log::Writer* log) const;
+  absl::Status ReadManifest(const std::string& name, VersionEdit* merged,
+                            Builder* builder);
+  void SetupOtherInputs(Compaction* c);
+
+  const std::string dbname_;
+  const Options options_;
+  TableCache* const table_cache_;
+  Env* const env_;
+
+  uint64_t next_file_number_ = 2;
+  uint64_t manifest_file_number_ = 0;
+  uint64_t durable_manifest_number_ = 0;
+  uint64_t log_number_ = 0;
+  std::atomic<SequenceNumber> last_sequence_{0};
+
+  std::unique_ptr<WritableFile> manifest_file_;
+  std::unique_ptr<log::Writer> manifest_log_;
+
+  std::shared_ptr<const Version> current_;
+  std::list<std::weak_ptr<const Version>> all_versions_;
+  // Per level: where the next compaction of that level starts (round-robin
+  // over the key space); an internal key, empty = from the start.
+  std::string compact_pointer_[config::kNumLevels];
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_VERSION_SET_H_

@@ -1,0 +1,125 @@
+#include "sift/write_batch.h"
+
+#include "absl/strings/str_cat.h"
+#include "db/memtable.h"
+#include "db/write_batch_internal.h"
+#include "util/coding.h"
+
+namespace sift {
+
+WriteBatch::WriteBatch() { Clear(); }
+
+void WriteBatch::Clear() {
+  rep_.clear();
+  rep_.resize(WriteBatchInternal::kHeaderSize);
+}
+
+uint32_t WriteBatch::Count() const { return DecodeFixed32(rep_.data() + 8); }
+
+void WriteBatch::Put(std::string_view key, std::string_view value) {
+  WriteBatchInternal::SetCount(this, Count() + 1);
+  rep_.push_back(static_cast<char>(kTypeValue));
+  PutLengthPrefixed(&rep_, key);
+  PutLengthPrefixed(&rep_, value);
+}
+
+void WriteBatch::Delete(std::string_view key) {
+  WriteBatchInternal::SetCount(this, Count() + 1);
+  rep_.push_back(static_cast<char>(kTypeDeletion));
+  PutLengthPrefixed(&rep_, key);
+}
+
+absl::Status WriteBatch::Iterate(Handler* handler) const {
+  std::string_view input(rep_);
+  if (input.size() < WriteBatchInternal::kHeaderSize) {
+    return absl::DataLossError("write batch too small");
+  }
+  input.remove_prefix(WriteBatchInternal::kHeaderSize);
+  uint32_t found = 0;
+  std::string_view key, value;
+  while (!input.empty()) {
+    const char tag = input.front();
+    input.remove_prefix(1);
+    switch (tag) {
+      case kTypeValue:
+        if (!GetLengthPrefixed(&input, &key) ||
+            !GetLengthPrefixed(&input, &value)) {
+          return absl::DataLossError("bad Put entry in write batch");
+        }
+        handler->Put(key, value);
+        break;
+      case kTypeDeletion:
+        if (!GetLengthPrefixed(&input, &key)) {
+          return absl::DataLossError("bad Delete entry in write batch");
+        }
+        handler->Delete(key);
+        break;
+      default:
+        return absl::DataLossError(absl::StrCat(
+            "unknown entry tag ", static_cast<int>(tag), " in write batch"));
+    }
+    ++found;
+  }
+  if (found != Count()) {
+    return absl::DataLossError(absl::StrCat("write batch holds ", found,
+                                            " entries but its header says ",
+                                            Count()));
+  }
+  return absl::OkStatus();
+}
+
+void WriteBatchInternal::SetCount(WriteBatch* b, uint32_t n) {
+  EncodeFixed32(&b->rep_[8], n);
+}
+
+SequenceNumber WriteBatchInternal::Sequence(const WriteBatch* b) {
+  return DecodeFixed64(b->rep_.data());
+}
+
+void WriteBatchInternal::SetSequence(WriteBatch* b, SequenceNumber seq) {
+  EncodeFixed64(&b->rep_[0], seq);
+}
+
+absl::Status WriteBatchInternal::SetContents(WriteBatch* b,
+                                             std::string_view contents) {
+  if (contents.size() < kHeaderSize) {
+    return absl::DataLossError(absl::StrCat("write batch of ", contents.size(),
+                                            " bytes is too small"));
+  }
+  b->rep_.assign(contents);
+  return absl::OkStatus();
+}
+
+namespace {
+
+class MemTableInserter final : public WriteBatch::Handler {
+ public:
+  MemTableInserter(SequenceNumber seq, MemTable* mem)
+      : sequence_(seq), mem_(mem) {}
+  void Put(std::string_view key, std::string_view value) override {
+    mem_->Add(sequence_++, kTypeValue, key, value);
+  }
+  void Delete(std::string_view key) override {
+    mem_->Add(sequence_++, kTypeDeletion, key, "");
+  }
+
+ private:
+  SequenceNumber sequence_;
+  MemTable* const mem_;
+};
+
+}  // namespace
+
+absl::Status WriteBatchInternal::InsertInto(const WriteBatch* b,
+                                            MemTable* mem) {
+  MemTableInserter inserter(Sequence(b), mem);
+  return b->Iterate(&inserter);
+}
+
+void WriteBatchInternal::Append(WriteBatch* dst, const WriteBatch* src) {
+  SetCount(dst, dst->Count() + src->Count());
+  dst->rep_.append(src->rep_.data() + kHeaderSize,
+                   src->rep_.size() - kHeaderSize);
+}
+
+}  // namespace sift

@@ -1,0 +1,122 @@
+// DB: an embedded, persistent, ordered key-value store.
+//
+//   sift::Options options;
+//   options.create_if_missing = true;
+//   absl::StatusOr<std::unique_ptr<sift::DB>> db = sift::DB::Open(options, "/tmp/db");
+//   if (!db.ok()) ...;
+//   absl::Status s = (*db)->Put(sift::WriteOptions(), "key", "value");
+//   std::string value;
+//   s = (*db)->Get(sift::ReadOptions(), "key", &value);  // NotFound if absent
+//
+// Keys and values are arbitrary byte strings (empty and NUL bytes allowed);
+// keys are ordered bytewise.
+//
+// Thread safety: a DB may be used from any number of threads at once
+// without external locking. Only one DB object (in one process) may have a
+// database directory open at a time; a second Open fails with
+// FailedPrecondition.
+//
+// Errors: NotFound for a missing key; InvalidArgument for bad options or
+// arguments (naming them); DataLoss for corruption (naming the file and
+// offset); FailedPrecondition for a held lock, an existing DB with
+// error_if_exists, or a missing one without create_if_missing. If a
+// background flush or compaction fails (say, disk full), every later write
+// fails with that error, reads keep working, and nothing acknowledged is
+// lost: reopen the DB once the cause is fixed.
+
+#ifndef SIFT_INCLUDE_DB_H_
+#define SIFT_INCLUDE_DB_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sift/iterator.h"
+#include "sift/options.h"
+#include "sift/statistics.h"
+#include "sift/write_batch.h"
+
+namespace sift {
+
+// A consistent, read-only view of the DB at one moment (DB::GetSnapshot).
+class Snapshot {
+ protected:
+  virtual ~Snapshot() = default;
+};
+
+class DB {
+ public:
+  // Opens (or, with create_if_missing, creates) the database at path,
+  // recovering from its write-ahead logs. Every option is validated first.
+  static absl::StatusOr<std::unique_ptr<DB>> Open(const Options& options,
+                                                  const std::string& path);
+
+  DB() = default;
+  DB(const DB&) = delete;
+  DB& operator=(const DB&) = delete;
+  // Waits for background work to finish and closes the database cleanly.
+  // Unsynced writes are already with the OS (see WriteOptions::sync).
+  virtual ~DB();
+
+  virtual absl::Status Put(const WriteOptions& options, std::string_view key,
+                           std::string_view value) = 0;
+  // Removes key; deleting a missing key is not an error.
+  virtual absl::Status Delete(const WriteOptions& options,
+                              std::string_view key) = 0;
+  // Applies the batch atomically.
+  virtual absl::Status Write(const WriteOptions& options,
+                             WriteBatch* batch) = 0;
+
+  // The value of key, or NotFound. A key absent from the DB costs one hash
+  // and a few in-memory filter probes: no data block is read for files
+  // whose filters rule it out.
+  virtual absl::Status Get(const ReadOptions& options, std::string_view key,
+                           std::string* value) = 0;
+
+  // An iterator over the DB's user keys (initially unpositioned). It sees
+  // the state at its creation (or at options.snapshot) and keeps the files
+  // it reads alive until destroyed. REQUIRES: destroyed before the DB.
+  virtual std::unique_ptr<Iterator> NewIterator(
+      const ReadOptions& options) = 0;
+
+  // The state now, for reads with ReadOptions::snapshot. Owned by the DB;
+  // release it with ReleaseSnapshot (before the DB is destroyed).
+  virtual const Snapshot* GetSnapshot() = 0;
+  virtual void ReleaseSnapshot(const Snapshot* snapshot) = 0;
+
+  // Writes the memtable to a level-0 file; returns when that file is
+  // durable and recorded.
+  virtual absl::Status Flush() = 0;
+
+  // Compacts the user-key range [begin, end] (nullopt: unbounded) down to
+  // the bottom level, rebuilding the filters of the files it writes with
+  // the current options; returns when done.
+  virtual absl::Status CompactRange(std::optional<std::string_view> begin,
+                                    std::optional<std::string_view> end) = 0;
+
+  // Waits until no flush or compaction is pending (or a background error
+  // stops them; that error is returned).
+  virtual absl::Status WaitForCompaction() = 0;
+
+  // Text about the DB's state, or nullopt for an unknown name:
+  //   sift.stats                  counters and compaction summary
+  //   sift.levels                 files and bytes per level
+  //   sift.filter-stats           per-level filter counters and observed FP
+  //   sift.num-files-at-level<N>  a number
+  //   sift.memory                 bytes in memtables, filters, indexes, cache
+  virtual std::optional<std::string> GetProperty(std::string_view name) = 0;
+
+  // The counters, in total and per level.
+  virtual Statistics GetStatistics() = 0;
+};
+
+// Removes the database at path (every file siftdb owns, then the directory
+// if it is empty). OK if it does not exist. FailedPrecondition if open.
+absl::Status DestroyDB(const std::string& path, const Options& options);
+
+}  // namespace sift
+
+#endif  // SIFT_INCLUDE_DB_H_

@@ -1,0 +1,54 @@
+// WriteBatch: a group of Puts and Deletes applied atomically by DB::Write.
+// After a crash a batch is either wholly present or wholly absent; entries
+// apply in the order added (a later Put of the same key wins).
+//
+// A WriteBatch is not thread-safe; DB::Write may be called with batches
+// from many threads at once (they are committed in groups).
+
+#ifndef SIFT_INCLUDE_WRITE_BATCH_H_
+#define SIFT_INCLUDE_WRITE_BATCH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+
+namespace sift {
+
+class WriteBatch {
+ public:
+  WriteBatch();
+  WriteBatch(const WriteBatch&) = default;
+  WriteBatch& operator=(const WriteBatch&) = default;
+  ~WriteBatch() = default;
+
+  void Put(std::string_view key, std::string_view value);
+  void Delete(std::string_view key);
+  // Removes every entry.
+  void Clear();
+
+  // Number of Puts and Deletes.
+  uint32_t Count() const;
+  // Bytes the batch takes in the write-ahead log (db/FORMAT.md).
+  size_t ApproximateSize() const { return rep_.size(); }
+
+  // Visits the entries in order. DataLoss if the batch is malformed (only
+  // possible for one decoded from damaged bytes).
+  class Handler {
+   public:
+    virtual ~Handler() = default;
+    virtual void Put(std::string_view key, std::string_view value) = 0;
+    virtual void Delete(std::string_view key) = 0;
+  };
+  absl::Status Iterate(Handler* handler) const;
+
+ private:
+  friend class WriteBatchInternal;
+  std::string rep_;  // the WAL payload format of db/FORMAT.md
+};
+
+}  // namespace sift
+
+#endif  // SIFT_INCLUDE_WRITE_BATCH_H_

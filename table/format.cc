@@ -1,0 +1,139 @@
+#include "table/format.h"
+
+#include <cstring>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "snappy.h"
+#include "util/coding.h"
+#include "util/crc32c.h"
+
+namespace sift {
+
+void BlockHandle::EncodeTo(std::string* dst) const {
+  PutVarint64(dst, offset);
+  PutVarint64(dst, size);
+}
+
+bool BlockHandle::DecodeFrom(std::string_view* input) {
+  return GetVarint64(input, &offset) && GetVarint64(input, &size);
+}
+
+bool BlockHandle::FitsBefore(uint64_t limit) const {
+  return offset <= limit && size <= limit &&
+         kBlockTrailerSize <= limit - offset &&
+         size <= limit - offset - kBlockTrailerSize;
+}
+
+void Footer::EncodeTo(std::string* dst) const {
+  const size_t start = dst->size();
+  PutFixed64(dst, metaindex.offset);
+  PutFixed64(dst, metaindex.size);
+  PutFixed64(dst, index.offset);
+  PutFixed64(dst, index.size);
+  PutFixed32(dst, format_version);
+  PutFixed32(dst, crc32c::Mask(crc32c::Value(dst->data() + start, 36)));
+  PutFixed64(dst, kTableMagicNumber);
+}
+
+absl::Status Footer::DecodeFrom(std::string_view input,
+                                const std::string& file) {
+  if (input.size() != kFooterSize) {
+    return CorruptionError(file, 0, "file too short to be an SSTable");
+  }
+  const char* p = input.data();
+  if (DecodeFixed64(p + 40) != kTableMagicNumber) {
+    return CorruptionError(file, 40,
+                           "bad magic number in footer (not an SSTable)");
+  }
+  const uint32_t stored = crc32c::Unmask(DecodeFixed32(p + 36));
+  if (stored != crc32c::Value(p, 36)) {
+    return CorruptionError(file, 36, "footer checksum mismatch");
+  }
+  metaindex.offset = DecodeFixed64(p);
+  metaindex.size = DecodeFixed64(p + 8);
+  index.offset = DecodeFixed64(p + 16);
+  index.size = DecodeFixed64(p + 24);
+  format_version = DecodeFixed32(p + 32);
+  if (format_version != kTableFormatVersion) {
+    return absl::UnimplementedError(
+        absl::StrCat(file, ": unsupported table format version ",
+                     format_version, " (this build reads version ",
+                     kTableFormatVersion, ")"));
+  }
+  return absl::OkStatus();
+}
+
+void AppendBlockTrailer(std::string_view contents, BlockType type,
+                        std::string* dst) {
+  char trailer[kBlockTrailerSize];
+  trailer[0] = static_cast<char>(type);
+  uint32_t crc = crc32c::Value(contents.data(), contents.size());
+  crc = crc32c::Extend(crc, trailer, 1);
+  EncodeFixed32(trailer + 1, crc32c::Mask(crc));
+  dst->append(trailer, kBlockTrailerSize);
+}
+
+absl::Status CorruptionError(const std::string& file, uint64_t offset,
+                             std::string_view what) {
+  return absl::DataLossError(absl::StrCat(
+      file, ": ", absl::string_view(what.data(), what.size()), " at offset ",
+      offset));
+}
+
+absl::Status ReadBlock(const RandomAccessFile& file,
+                       const std::string& file_name, const BlockHandle& handle,
+                       BlockContents* out) {
+  if (handle.size > std::numeric_limits<uint32_t>::max()) {
+    return CorruptionError(file_name, handle.offset, "block size too large");
+  }
+  const size_t n = static_cast<size_t>(handle.size);
+  std::unique_ptr<char[]> buf(new char[n + kBlockTrailerSize]);
+  std::string_view raw;
+  absl::Status s =
+      file.Read(handle.offset, n + kBlockTrailerSize, &raw, buf.get());
+  if (!s.ok()) return s;
+  if (raw.size() != n + kBlockTrailerSize) {
+    return CorruptionError(file_name, handle.offset,
+                           "truncated block read (file too short)");
+  }
+  const char* data = raw.data();
+  const uint32_t stored = crc32c::Unmask(DecodeFixed32(data + n + 1));
+  if (stored != crc32c::Value(data, n + 1)) {
+    return CorruptionError(file_name, handle.offset,
+                           "block checksum mismatch");
+  }
+  switch (static_cast<uint8_t>(data[n])) {
+    case kRawBlock:
+      if (data != buf.get()) {
+        // The Env handed back its own memory; copy so we own the block.
+        std::memcpy(buf.get(), data, n);
+      }
+      out->data = std::string_view(buf.get(), n);
+      out->owned = std::move(buf);
+      out->owned_size = n + kBlockTrailerSize;
+      return absl::OkStatus();
+    case kSnappyBlock: {
+      size_t ulength = 0;
+      if (!snappy::GetUncompressedLength(data, n, &ulength) ||
+          ulength > (size_t{1} << 30)) {
+        return CorruptionError(file_name, handle.offset,
+                               "bad snappy block length");
+      }
+      std::unique_ptr<char[]> ubuf(new char[ulength]);
+      if (!snappy::RawUncompress(data, n, ubuf.get())) {
+        return CorruptionError(file_name, handle.offset,
+                               "bad snappy block contents");
+      }
+      out->data = std::string_view(ubuf.get(), ulength);
+      out->owned = std::move(ubuf);
+      out->owned_size = ulength;
+      return absl::OkStatus();
+    }
+    default:
+      return CorruptionError(file_name, handle.offset,
+                             "unknown block compression type");
+  }
+}
+
+}  // namespace sift

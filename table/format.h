@@ -1,0 +1,75 @@
+// Byte-level pieces of the SSTable format: block handles, the block trailer,
+// the footer, and reading one block from a file. The bytes are specified in
+// table/FORMAT.md; the constants here must match it.
+
+#ifndef SIFT_TABLE_FORMAT_H_
+#define SIFT_TABLE_FORMAT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "sift/env.h"
+
+namespace sift {
+
+// The table format version this code writes (FORMAT.md, "Format versions").
+constexpr uint32_t kTableFormatVersion = 1;
+// "siftSST1" read as a little-endian fixed64. DO NOT CHANGE.
+constexpr uint64_t kTableMagicNumber = 0x3154535374666973ull;
+constexpr size_t kFooterSize = 48;
+// 1-byte compression type + fixed32 masked crc32c. DO NOT CHANGE.
+constexpr size_t kBlockTrailerSize = 5;
+
+// Block compression types as stored in trailers. DO NOT CHANGE.
+enum BlockType : uint8_t { kRawBlock = 0, kSnappyBlock = 1 };
+
+// Where a block lives: offset and size of its contents (without trailer).
+struct BlockHandle {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+
+  void EncodeTo(std::string* dst) const;  // two varint64s
+  // Consumes a handle from *input; false if malformed.
+  bool DecodeFrom(std::string_view* input);
+  // offset + size + trailer, with overflow checks, <= limit.
+  bool FitsBefore(uint64_t limit) const;
+};
+
+struct Footer {
+  BlockHandle metaindex;
+  BlockHandle index;
+  uint32_t format_version = kTableFormatVersion;
+
+  void EncodeTo(std::string* dst) const;  // exactly kFooterSize bytes
+  // Validates magic, checksum and version. `file` names the file in errors.
+  absl::Status DecodeFrom(std::string_view input, const std::string& file);
+};
+
+// A block's decoded contents. `data` points into `owned` (or into memory
+// the caller keeps alive, when owned is empty).
+struct BlockContents {
+  std::string_view data;
+  std::unique_ptr<char[]> owned;
+  size_t owned_size = 0;  // bytes held by `owned`, for memory accounting
+};
+
+// Reads the block at handle from file, verifies its checksum, and
+// decompresses it. Errors are DataLoss naming `file_name` and the offset.
+absl::Status ReadBlock(const RandomAccessFile& file,
+                       const std::string& file_name, const BlockHandle& handle,
+                       BlockContents* out);
+
+// Appends the trailer for contents stored with `type`.
+void AppendBlockTrailer(std::string_view contents, BlockType type,
+                        std::string* dst);
+
+// "DataLoss: <file>: <what> at offset N".
+absl::Status CorruptionError(const std::string& file, uint64_t offset,
+                             std::string_view what);
+
+}  // namespace sift
+
+#endif  // SIFT_TABLE_FORMAT_H_

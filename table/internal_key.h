@@ -1,0 +1,100 @@
+// Internal keys: a user key followed by a fixed64 (sequence << 8) | type.
+// The byte layout is specified in table/FORMAT.md ("Internal keys").
+//
+// This lives in table/ (not db/) because tables store internal keys and the
+// table reader must order and parse them; db/dbformat.h adds what only the DB
+// needs (lookup keys, snapshots).
+
+#ifndef SIFT_TABLE_INTERNAL_KEY_H_
+#define SIFT_TABLE_INTERNAL_KEY_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "util/coding.h"
+
+namespace sift {
+
+using SequenceNumber = uint64_t;
+
+// Stored on disk in every internal key and WAL record: DO NOT CHANGE.
+enum ValueType : uint8_t {
+  kTypeDeletion = 0,
+  kTypeValue = 1,
+};
+
+// Sequences use 56 bits; the low byte of the trailer holds the type.
+constexpr SequenceNumber kMaxSequenceNumber = (uint64_t{1} << 56) - 1;
+
+// When seeking to (user_key, s), use the type that sorts first among entries
+// with sequence s: the trailer sorts descending, so the largest type value.
+constexpr ValueType kValueTypeForSeek = kTypeValue;
+
+constexpr size_t kInternalKeyTrailerSize = 8;
+
+inline uint64_t PackSequenceAndType(SequenceNumber seq, ValueType type) {
+  return (seq << 8) | type;
+}
+
+inline void AppendInternalKey(std::string* dst, std::string_view user_key,
+                              SequenceNumber seq, ValueType type) {
+  dst->append(user_key.data(), user_key.size());
+  PutFixed64(dst, PackSequenceAndType(seq, type));
+}
+
+// REQUIRES: ikey.size() >= 8
+inline std::string_view ExtractUserKey(std::string_view ikey) {
+  return ikey.substr(0, ikey.size() - kInternalKeyTrailerSize);
+}
+
+// REQUIRES: ikey.size() >= 8
+inline uint64_t ExtractTrailer(std::string_view ikey) {
+  return DecodeFixed64(ikey.data() + ikey.size() - kInternalKeyTrailerSize);
+}
+
+struct ParsedInternalKey {
+  std::string_view user_key;
+  SequenceNumber sequence = 0;
+  ValueType type = kTypeValue;
+};
+
+// False if ikey is too short or carries an unknown type.
+inline bool ParseInternalKey(std::string_view ikey, ParsedInternalKey* out) {
+  if (ikey.size() < kInternalKeyTrailerSize) return false;
+  const uint64_t trailer = ExtractTrailer(ikey);
+  const uint8_t type = trailer & 0xff;
+  if (type > kTypeValue) return false;
+  out->user_key = ExtractUserKey(ikey);
+  out->sequence = trailer >> 8;
+  out->type = static_cast<ValueType>(type);
+  return true;
+}
+
+// Orders internal keys: user key ascending (bytewise), then trailer
+// descending. Keys shorter than a trailer (never written by siftdb, but
+// possible in a corrupt file) sort as plain bytes so ordering stays total.
+inline int CompareInternalKeys(std::string_view a, std::string_view b) {
+  if (a.size() < kInternalKeyTrailerSize ||
+      b.size() < kInternalKeyTrailerSize) {
+    return a.compare(b);
+  }
+  const int r = ExtractUserKey(a).compare(ExtractUserKey(b));
+  if (r != 0) return r;
+  const uint64_t ta = ExtractTrailer(a);
+  const uint64_t tb = ExtractTrailer(b);
+  return ta > tb ? -1 : (ta < tb ? 1 : 0);
+}
+
+// Shortening of index keys (FORMAT.md, "Index block"): *start is replaced by
+// a short internal key k with start <= k < limit, when one exists.
+void ShortenInternalSeparator(std::string* start, std::string_view limit);
+// *key is replaced by a short internal key >= it.
+void ShortenInternalSuccessor(std::string* key);
+
+// A readable form for tools and test failures: 'user' @ seq : type.
+std::string InternalKeyDebugString(std::string_view ikey);
+
+}  // namespace sift
+
+#endif  // SIFT_TABLE_INTERNAL_KEY_H_

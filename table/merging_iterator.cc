@@ -1,0 +1,123 @@
+#include "table/merging_iterator.h"
+
+#include <utility>
+
+#include "table/internal_key.h"
+
+namespace sift {
+namespace {
+
+// A linear scan over the children picks the next key: the DB merges a
+// handful of iterators (memtables, level-0 files, one per deeper level), for
+// which a heap would not pay for itself.
+class MergingIterator final : public Iterator {
+ public:
+  explicit MergingIterator(std::vector<std::unique_ptr<Iterator>> children)
+      : children_(std::move(children)) {}
+
+  bool Valid() const override { return current_ != nullptr; }
+  std::string_view key() const override { return current_->key(); }
+  std::string_view value() const override { return current_->value(); }
+  absl::Status status() const override {
+    for (const auto& c : children_) {
+      absl::Status s = c->status();
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+  void SeekToFirst() override {
+    for (auto& c : children_) c->SeekToFirst();
+    FindSmallest();
+    direction_ = kForward;
+  }
+  void SeekToLast() override {
+    for (auto& c : children_) c->SeekToLast();
+    FindLargest();
+    direction_ = kReverse;
+  }
+  void Seek(std::string_view target) override {
+    for (auto& c : children_) c->Seek(target);
+    FindSmallest();
+    direction_ = kForward;
+  }
+
+  void Next() override {
+    // In reverse, the other children sit before key(): move each to the
+    // first entry after it so all are positioned forward.
+    if (direction_ != kForward) {
+      const std::string k(key());
+      for (auto& c : children_) {
+        if (c.get() == current_) continue;
+        c->Seek(k);
+        if (c->Valid() && CompareInternalKeys(k, c->key()) == 0) c->Next();
+      }
+      direction_ = kForward;
+    }
+    current_->Next();
+    FindSmallest();
+  }
+
+  void Prev() override {
+    // In forward, the other children sit after key(): move each to the last
+    // entry before it.
+    if (direction_ != kReverse) {
+      const std::string k(key());
+      for (auto& c : children_) {
+        if (c.get() == current_) continue;
+        c->Seek(k);
+        if (c->Valid()) {
+          c->Prev();
+        } else {
+          c->SeekToLast();  // every entry of c is < k
+        }
+      }
+      direction_ = kReverse;
+    }
+    current_->Prev();
+    FindLargest();
+  }
+
+ private:
+  enum Direction { kForward, kReverse };
+
+  void FindSmallest() {
+    Iterator* smallest = nullptr;
+    for (auto& c : children_) {
+      if (c->Valid() &&
+          (smallest == nullptr ||
+           CompareInternalKeys(c->key(), smallest->key()) < 0)) {
+        smallest = c.get();
+      }
+    }
+    current_ = smallest;
+  }
+
+  void FindLargest() {
+    Iterator* largest = nullptr;
+    for (auto it = children_.rbegin(); it != children_.rend(); ++it) {
+      Iterator* c = it->get();
+      if (c->Valid() &&
+          (largest == nullptr ||
+           CompareInternalKeys(c->key(), largest->key()) > 0)) {
+        largest = c;
+      }
+    }
+    current_ = largest;
+  }
+
+  std::vector<std::unique_ptr<Iterator>> children_;
+  Iterator* current_ = nullptr;
+  Direction direction_ = kForward;
+};
+
+}  // namespace
+
+std::unique_ptr<Iterator> NewMergingIterator(
+    std::vector<std::unique_ptr<Iterator>> children) {
+  if (children.empty()) return NewEmptyIterator();
+  if (children.size() == 1) return std::move(children[0]);
+  return std::make_unique<MergingIterator>(std::move(children));
+}
+
+}  // namespace sift

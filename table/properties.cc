@@ -1,0 +1,160 @@
+#include "table/properties.h"
+
+#include <bit>
+#include <cstring>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_format.h"
+#include "table/block_builder.h"
+#include "util/coding.h"
+
+namespace sift {
+namespace {
+
+std::string VarintValue(uint64_t v) {
+  std::string s;
+  PutVarint64(&s, v);
+  return s;
+}
+
+std::string DoubleValue(double d) {
+  std::string s;
+  PutFixed64(&s, std::bit_cast<uint64_t>(d));
+  return s;
+}
+
+bool ParseVarint(std::string_view v, uint64_t* out) {
+  return GetVarint64(&v, out) && v.empty();
+}
+
+bool ParseDouble(std::string_view v, double* out) {
+  uint64_t bits;
+  if (!GetFixed64(&v, &bits) || !v.empty()) return false;
+  *out = std::bit_cast<double>(bits);
+  return true;
+}
+
+const char* LayoutName(FilterLayout layout) {
+  return layout == FilterLayout::kStandard ? "standard" : "blocked";
+}
+
+}  // namespace
+
+std::string EncodeProperties(const TableProperties& p) {
+  // std::map keeps names sorted, as the block format requires.
+  std::map<std::string, std::string> m;
+  m[prop::kBitsPerKey] = DoubleValue(p.filter_bits_per_key);
+  m[prop::kFpChance] = DoubleValue(p.bloom_filter_fp_chance);
+  m[prop::kLayout] = VarintValue(static_cast<uint64_t>(p.filter_layout));
+  m[prop::kFilterKeys] = VarintValue(p.filter_num_keys);
+  m[prop::kProbes] = VarintValue(p.filter_num_probes);
+  m[prop::kCompression] = VarintValue(static_cast<uint64_t>(p.compression));
+  m[prop::kCreationTime] = VarintValue(p.creation_time);
+  m[prop::kDataSize] = VarintValue(p.data_size);
+  m[prop::kFilterSize] = VarintValue(p.filter_size);
+  m[prop::kFormatVersion] = VarintValue(p.format_version);
+  m[prop::kIndexSize] = VarintValue(p.index_size);
+  m[prop::kLargestKey] = p.largest_key;
+  m[prop::kNumDataBlocks] = VarintValue(p.num_data_blocks);
+  m[prop::kNumDeletions] = VarintValue(p.num_deletions);
+  m[prop::kNumEntries] = VarintValue(p.num_entries);
+  m[prop::kRawKeySize] = VarintValue(p.raw_key_size);
+  m[prop::kRawValueSize] = VarintValue(p.raw_value_size);
+  m[prop::kSmallestKey] = p.smallest_key;
+  BlockBuilder builder(1);
+  for (const auto& [name, value] : m) builder.Add(name, value);
+  return std::string(builder.Finish());
+}
+
+absl::Status DecodeProperties(const Block& block, TableProperties* p) {
+  const std::map<std::string_view, uint64_t*> ints = {
+      {prop::kFilterKeys, &p->filter_num_keys},
+      {prop::kCreationTime, &p->creation_time},
+      {prop::kDataSize, &p->data_size},
+      {prop::kFilterSize, &p->filter_size},
+      {prop::kIndexSize, &p->index_size},
+      {prop::kNumDataBlocks, &p->num_data_blocks},
+      {prop::kNumDeletions, &p->num_deletions},
+      {prop::kNumEntries, &p->num_entries},
+      {prop::kRawKeySize, &p->raw_key_size},
+      {prop::kRawValueSize, &p->raw_value_size},
+  };
+  std::unique_ptr<Iterator> it = block.NewIterator(BytewiseCompare);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const std::string_view name = it->key();
+    const std::string_view value = it->value();
+    bool ok = true;
+    uint64_t u = 0;
+    if (auto i = ints.find(name); i != ints.end()) {
+      ok = ParseVarint(value, i->second);
+    } else if (name == prop::kBitsPerKey) {
+      ok = ParseDouble(value, &p->filter_bits_per_key);
+    } else if (name == prop::kFpChance) {
+      ok = ParseDouble(value, &p->bloom_filter_fp_chance);
+    } else if (name == prop::kLayout) {
+      ok = ParseVarint(value, &u) && u <= 1;
+      p->filter_layout = static_cast<FilterLayout>(u);
+    } else if (name == prop::kProbes) {
+      ok = ParseVarint(value, &u) && u <= 1000;
+      p->filter_num_probes = static_cast<uint32_t>(u);
+    } else if (name == prop::kCompression) {
+      ok = ParseVarint(value, &u) && u <= 1;
+      p->compression = static_cast<Compression>(u);
+    } else if (name == prop::kFormatVersion) {
+      ok = ParseVarint(value, &u) && u <= UINT32_MAX;
+      p->format_version = static_cast<uint32_t>(u);
+    } else if (name == prop::kLargestKey) {
+      p->largest_key.assign(value);
+    } else if (name == prop::kSmallestKey) {
+      p->smallest_key.assign(value);
+    }
+    if (!ok) {
+      return absl::DataLossError(absl::StrCat(
+          "bad value for table property ",
+          absl::string_view(name.data(), name.size())));
+    }
+  }
+  return it->status();
+}
+
+std::string TableProperties::ToString() const {
+  std::string s;
+  absl::StrAppendFormat(&s, "format version: %u\n", format_version);
+  absl::StrAppendFormat(&s, "creation time: %u\n", creation_time);
+  absl::StrAppendFormat(&s, "# entries: %u\n", num_entries);
+  absl::StrAppendFormat(&s, "# deletions: %u\n", num_deletions);
+  absl::StrAppendFormat(&s, "# data blocks: %u\n", num_data_blocks);
+  absl::StrAppendFormat(&s, "raw key size: %u\n", raw_key_size);
+  absl::StrAppendFormat(&s, "raw value size: %u\n", raw_value_size);
+  absl::StrAppendFormat(&s, "data blocks total size: %u\n", data_size);
+  absl::StrAppendFormat(&s, "index block size: %u\n", index_size);
+  absl::StrAppendFormat(&s, "filter block size: %u\n", filter_size);
+  absl::StrAppendFormat(&s, "compression: %s\n",
+                        compression == Compression::kSnappy ? "snappy"
+                                                            : "none");
+  if (filter_size == 0) {
+    absl::StrAppendFormat(&s, "filter: none (fp chance %g)\n",
+                          bloom_filter_fp_chance);
+  } else {
+    absl::StrAppendFormat(&s, "filter layout: %s\n",
+                          LayoutName(filter_layout));
+    absl::StrAppendFormat(&s, "filter fp chance: %g\n",
+                          bloom_filter_fp_chance);
+    absl::StrAppendFormat(&s, "filter keys: %u\n", filter_num_keys);
+    absl::StrAppendFormat(&s, "filter bits per key: %.3f\n",
+                          filter_bits_per_key);
+    absl::StrAppendFormat(&s, "filter probes: %u\n", filter_num_probes);
+  }
+  absl::StrAppendFormat(
+      &s, "smallest key: '%s'\n",
+      absl::CEscape(absl::string_view(smallest_key.data(),
+                                      smallest_key.size())));
+  absl::StrAppendFormat(
+      &s, "largest key: '%s'\n",
+      absl::CEscape(absl::string_view(largest_key.data(), largest_key.size())));
+  return s;
+}
+
+}  // namespace sift

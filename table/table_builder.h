@@ -1,0 +1,95 @@
+// TableBuilder writes one SSTable (table/FORMAT.md) from internal keys added
+// in strictly increasing order. Used by flush, compaction and SstFileWriter.
+//
+// The builder keeps one data block, the pending index, and the 64-bit hashes
+// of the distinct user keys for the filter -- never all keys. Not
+// thread-safe.
+
+#ifndef SIFT_TABLE_TABLE_BUILDER_H_
+#define SIFT_TABLE_TABLE_BUILDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "sift/env.h"
+#include "sift/options.h"
+#include "sift/table_properties.h"
+#include "table/block_builder.h"
+#include "table/format.h"
+#include "util/bloom.h"
+
+namespace sift {
+
+// Checks the options a TableBuilder uses: block_size in [1, 1 GiB],
+// block_restart_interval >= 1, a known compression and filter layout, and
+// bloom_filter_fp_chance in (0, 1]. InvalidArgument names the bad field.
+absl::Status ValidateTableOptions(const Options& options);
+
+class TableBuilder {
+ public:
+  // Uses block_size, block_restart_interval, compression,
+  // bloom_filter_fp_chance (>= 1.0: no filter) and filter_layout.
+  // REQUIRES: options already validated; file outlives the builder. The
+  // builder neither syncs nor closes the file.
+  TableBuilder(const Options& options, WritableFile* file);
+  ~TableBuilder();
+
+  TableBuilder(const TableBuilder&) = delete;
+  TableBuilder& operator=(const TableBuilder&) = delete;
+
+  // Adds an entry. InvalidArgument (and nothing written) if ikey is not a
+  // valid internal key or not greater than the previous one.
+  absl::Status Add(std::string_view ikey, std::string_view value);
+
+  // Writes the remaining data, the filter, properties, metaindex, index and
+  // footer. REQUIRES: Finish and Abandon not called yet.
+  absl::Status Finish();
+
+  // Gives up on the file: nothing more is written.
+  void Abandon();
+
+  // The first write error, or OK.
+  absl::Status status() const { return status_; }
+
+  uint64_t NumEntries() const { return props_.num_entries; }
+  // Bytes written so far (the final file size after Finish).
+  uint64_t FileSize() const { return offset_; }
+  // Complete after Finish.
+  const TableProperties& properties() const { return props_; }
+  // The first and last internal keys added.
+  const std::string& smallest_key() const { return smallest_; }
+  const std::string& last_key() const { return last_key_; }
+
+ private:
+  bool ok() const { return status_.ok(); }
+  void FlushDataBlock();
+  // Writes contents + trailer, compressing if asked and worthwhile.
+  void WriteBlock(std::string_view contents, bool may_compress,
+                  BlockHandle* handle);
+  void WriteRaw(std::string_view data);
+  void WriteFilter(BlockBuilder* metaindex);
+
+  const Options options_;
+  WritableFile* const file_;
+  uint64_t offset_ = 0;
+  absl::Status status_;
+  BlockBuilder data_block_;
+  BlockBuilder index_block_;
+  std::string smallest_;
+  std::string last_key_;
+  std::unique_ptr<BloomFilterBuilder> filter_;  // null: no filter
+  // Invariant: set after a data block is flushed until the first key of the
+  // next block is seen, so the index separator can be shortened against it.
+  bool pending_index_entry_ = false;
+  BlockHandle pending_handle_;
+  std::string compressed_;  // scratch for Snappy output
+  TableProperties props_;
+  bool closed_ = false;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_TABLE_TABLE_BUILDER_H_

@@ -1,0 +1,294 @@
+#include "table/table_reader.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "table/internal_key.h"
+#include "table/properties.h"
+#include "util/coding.h"
+#include "util/status_macros.h"
+
+namespace sift {
+namespace {
+
+constexpr char kFilterName[] = "sift.filter";
+constexpr char kPropertiesName[] = "sift.properties";
+
+// Prefixes a block-level error with the file and the block's offset.
+absl::Status InBlock(const absl::Status& s, const std::string& file,
+                     const char* kind, const BlockHandle& h) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat(file, ": ", kind, " block at "
+                                             "offset ", h.offset, ": ",
+                                             s.message()));
+}
+
+}  // namespace
+
+Table::Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
+             uint64_t file_size, BlockCache* cache)
+    : file_name_(std::move(file_name)),
+      file_(std::move(file)),
+      file_size_(file_size),
+      cache_(cache),
+      cache_id_(cache != nullptr ? cache->NewId() : 0) {}
+
+Table::~Table() = default;
+
+absl::StatusOr<std::unique_ptr<Table>> Table::Open(
+    std::string file_name, std::unique_ptr<RandomAccessFile> file,
+    uint64_t file_size, BlockCache* block_cache) {
+  if (file_size < kFooterSize) {
+    return CorruptionError(file_name, 0,
+                           absl::StrCat("file too short to be an SSTable (",
+                                        file_size, " bytes)"));
+  }
+  std::unique_ptr<Table> t(new Table(std::move(file_name), std::move(file),
+                                     file_size, block_cache));
+  char buf[kFooterSize];
+  std::string_view footer_bytes;
+  RETURN_IF_ERROR(t->file_->Read(file_size - kFooterSize, kFooterSize,
+                                 &footer_bytes, buf));
+  Footer footer;
+  RETURN_IF_ERROR(footer.DecodeFrom(footer_bytes, t->file_name_));
+  const uint64_t limit = file_size - kFooterSize;
+  if (!footer.metaindex.FitsBefore(limit) || !footer.index.FitsBefore(limit)) {
+    return CorruptionError(t->file_name_, file_size - kFooterSize,
+                           "footer names blocks outside the file");
+  }
+  t->metaindex_handle_ = footer.metaindex;
+  t->index_handle_ = footer.index;
+  RETURN_IF_ERROR(t->ReadMeta(footer.metaindex));
+  RETURN_IF_ERROR(t->ParseIndex(footer.index));
+  return t;
+}
+
+absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
+  BlockContents contents;
+  RETURN_IF_ERROR(ReadBlock(*file_, file_name_, metaindex_handle, &contents));
+  Block metaindex(std::move(contents));
+  bool have_properties = false;
+  std::unique_ptr<Iterator> it = metaindex.NewIterator(BytewiseCompare);
+  const uint64_t limit = file_size_ - kFooterSize;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    std::string_view v = it->value();
+    BlockHandle h;
+    const bool is_filter = it->key() == kFilterName;
+    const bool is_props = it->key() == kPropertiesName;
+    if (!is_filter && !is_props) continue;  // a name from a later version
+    if (!h.DecodeFrom(&v) || !h.FitsBefore(limit)) {
+      return CorruptionError(file_name_, metaindex_handle.offset,
+                             "bad block handle in metaindex");
+    }
+    if (is_filter) {
+      has_filter_block_ = true;
+      filter_handle_ = h;
+    } else {
+      have_properties = true;
+      properties_handle_ = h;
+    }
+  }
+  RETURN_IF_ERROR(InBlock(it->status(), file_name_, "metaindex",
+                          metaindex_handle));
+  if (!have_properties) {
+    return CorruptionError(file_name_, metaindex_handle.offset,
+                           "metaindex names no properties block");
+  }
+  RETURN_IF_ERROR(ReadBlock(*file_, file_name_, properties_handle_, &contents));
+  Block props_block(std::move(contents));
+  RETURN_IF_ERROR(InBlock(DecodeProperties(props_block, &properties_),
+                          file_name_, "properties", properties_handle_));
+  if (has_filter_block_) LoadFilter(filter_handle_);
+  return absl::OkStatus();
+}
+
+void Table::LoadFilter(const BlockHandle& handle) {
+  BlockContents contents;
+  filter_status_ = ReadBlock(*file_, file_name_, handle, &contents);
+  if (!filter_status_.ok()) return;  // read without a filter
+  filter_data_.assign(contents.data);
+  filter_ = BloomFilterReader(filter_data_);
+  if (!filter_.valid()) {
+    filter_status_ = CorruptionError(file_name_, handle.offset,
+                                     "filter block has an unknown format");
+    filter_data_.clear();
+  }
+}
+
+absl::Status Table::ParseIndex(const BlockHandle& handle) {
+  BlockContents contents;
+  RETURN_IF_ERROR(ReadBlock(*file_, file_name_, handle, &contents));
+  index_block_ = std::make_unique<Block>(std::move(contents));
+  RETURN_IF_ERROR(
+      InBlock(index_block_->status(), file_name_, "index", handle));
+  // Restart interval 1: every key is stored whole, so the in-memory index
+  // can point straight into the block.
+  const char* p = index_block_->data().data();
+  const char* limit = p + index_block_->restart_offset();
+  const uint64_t file_limit = file_size_ - kFooterSize;
+  while (p < limit) {
+    uint32_t shared, non_shared, value_length;
+    p = GetVarint32Ptr(p, limit, &shared);
+    if (p != nullptr) p = GetVarint32Ptr(p, limit, &non_shared);
+    if (p != nullptr) p = GetVarint32Ptr(p, limit, &value_length);
+    if (p == nullptr || shared != 0 ||
+        non_shared > static_cast<uint64_t>(limit - p) ||
+        value_length > static_cast<uint64_t>(limit - p) - non_shared) {
+      return CorruptionError(file_name_, handle.offset, "bad index entry");
+    }
+    IndexEntry e;
+    e.key = std::string_view(p, non_shared);
+    std::string_view v(p + non_shared, value_length);
+    if (!e.handle.DecodeFrom(&v) || !v.empty() ||
+        !e.handle.FitsBefore(file_limit) ||
+        e.key.size() < kInternalKeyTrailerSize ||
+        (!index_.empty() && CompareInternalKeys(index_.back().key, e.key) >= 0)) {
+      return CorruptionError(file_name_, handle.offset, "bad index entry");
+    }
+    index_.push_back(e);
+    p += non_shared + value_length;
+  }
+  return absl::OkStatus();
+}
+
+size_t Table::IndexMemory() const {
+  return index_block_->charge() + index_.capacity() * sizeof(IndexEntry);
+}
+
+size_t Table::FindBlock(std::string_view ikey) const {
+  auto it = std::lower_bound(index_.begin(), index_.end(), ikey,
+                             [](const IndexEntry& e, std::string_view k) {
+                               return CompareInternalKeys(e.key, k) < 0;
+                             });
+  return static_cast<size_t>(it - index_.begin());
+}
+
+absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(
+    const ReadOptions& options, const BlockHandle& handle,
+    TableReadCounters* counters) const {
+  const CacheKey key{cache_id_, handle.offset};
+  if (cache_ != nullptr) {
+    if (std::shared_ptr<const Block> b = cache_->Lookup(key)) {
+      ++counters->block_cache_hits;
+      return b;
+    }
+    ++counters->block_cache_misses;
+  }
+  BlockContents contents;
+  RETURN_IF_ERROR(ReadBlock(*file_, file_name_, handle, &contents));
+  ++counters->blocks_read;
+  counters->bytes_read += handle.size + kBlockTrailerSize;
+  auto block = std::make_shared<const Block>(std::move(contents));
+  RETURN_IF_ERROR(InBlock(block->status(), file_name_, "data", handle));
+  if (cache_ != nullptr && options.fill_cache) {
+    const size_t charge = block->charge();
+    return cache_->Insert(key, std::move(block), charge);
+  }
+  return block;
+}
+
+absl::Status Table::Get(const ReadOptions& options,
+                        std::string_view lookup_key, std::string* value,
+                        LookupResult* result,
+                        TableReadCounters* counters) const {
+  *result = LookupResult::kNotFound;
+  const size_t i = FindBlock(lookup_key);
+  if (i == index_.size()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
+                   ReadDataBlock(options, index_[i].handle, counters));
+  Block::Iter it(block.get(), CompareInternalKeys);
+  it.Seek(lookup_key);
+  if (!it.Valid()) {
+    return InBlock(it.status(), file_name_, "data", index_[i].handle);
+  }
+  ParsedInternalKey parsed;
+  if (!ParseInternalKey(it.key(), &parsed)) {
+    return CorruptionError(file_name_, index_[i].handle.offset,
+                           "bad internal key in data block");
+  }
+  if (parsed.user_key != ExtractUserKey(lookup_key)) return absl::OkStatus();
+  if (parsed.type == kTypeDeletion) {
+    *result = LookupResult::kDeleted;
+  } else {
+    *result = LookupResult::kFound;
+    value->assign(it.value());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Table::VerifyChecksum() const {
+  // Re-read the footer: the file may have changed since Open.
+  char buf[kFooterSize];
+  std::string_view footer_bytes;
+  RETURN_IF_ERROR(
+      file_->Read(file_size_ - kFooterSize, kFooterSize, &footer_bytes, buf));
+  Footer footer;
+  RETURN_IF_ERROR(footer.DecodeFrom(footer_bytes, file_name_));
+  if (footer.index.offset != index_handle_.offset ||
+      footer.index.size != index_handle_.size ||
+      footer.metaindex.offset != metaindex_handle_.offset ||
+      footer.metaindex.size != metaindex_handle_.size) {
+    return CorruptionError(file_name_, file_size_ - kFooterSize,
+                           "footer changed since the file was opened");
+  }
+  // The blocks must tile [0, footer) with no gap and no overlap, so that
+  // every byte is under some checksum.
+  uint64_t expected = 0;
+  for (const BlockInfo& b : Blocks()) {
+    if (b.handle.offset != expected) {
+      return CorruptionError(
+          file_name_, expected,
+          absl::StrCat("blocks do not tile the file: ", b.kind,
+                       " block starts at ", b.handle.offset));
+    }
+    expected = b.handle.offset + b.handle.size + kBlockTrailerSize;
+    BlockContents contents;
+    RETURN_IF_ERROR(InBlock(ReadBlock(*file_, file_name_, b.handle, &contents),
+                            file_name_, b.kind.c_str(), b.handle));
+    if (b.kind == "data") RETURN_IF_ERROR(VerifyDataBlock(b.handle, contents));
+    if (b.kind == "filter" && !BloomFilterReader(contents.data).valid()) {
+      return CorruptionError(file_name_, b.handle.offset,
+                             "filter block has an unknown format");
+    }
+  }
+  if (expected != file_size_ - kFooterSize) {
+    return CorruptionError(file_name_, expected,
+                           "unaccounted bytes before the footer");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Table::VerifyDataBlock(const BlockHandle& handle,
+                                    BlockContents contents) const {
+  Block block(std::move(contents));
+  Block::Iter it(&block, CompareInternalKeys);
+  std::string prev;
+  ParsedInternalKey parsed;
+  for (it.SeekToFirst(); it.Valid(); it.Next()) {
+    if (!ParseInternalKey(it.key(), &parsed) ||
+        (!prev.empty() && CompareInternalKeys(prev, it.key()) >= 0)) {
+      return CorruptionError(file_name_, handle.offset,
+                             "data block keys are malformed or out of order");
+    }
+    prev.assign(it.key());
+  }
+  RETURN_IF_ERROR(InBlock(block.status(), file_name_, "data", handle));
+  return InBlock(it.status(), file_name_, "data", handle);
+}
+
+std::vector<Table::BlockInfo> Table::Blocks() const {
+  std::vector<BlockInfo> blocks;
+  for (const IndexEntry& e : index_) blocks.push_back({"data", e.handle});
+  if (has_filter_block_) blocks.push_back({"filter", filter_handle_});
+  blocks.push_back({"properties", properties_handle_});
+  blocks.push_back({"metaindex", metaindex_handle_});
+  blocks.push_back({"index", index_handle_});
+  std::sort(blocks.begin(), blocks.end(),
+            [](const BlockInfo& a, const BlockInfo& b) {
+              return a.handle.offset < b.handle.offset;
+            });
+  return blocks;
+}
+
+}  // namespace sift

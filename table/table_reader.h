@@ -1,0 +1,147 @@
+// Table: an open, immutable SSTable (table/FORMAT.md).
+//
+// Open reads the footer, metaindex, properties, filter and index once; the
+// filter and the index stay in memory for the life of the Table. Data blocks
+// are read on demand through a shared block cache. A point lookup is one
+// filter probe with the key's precomputed hash, then -- only on "maybe" --
+// a binary search of the in-memory index and one data block.
+//
+// Thread-safe: any number of threads may read one Table concurrently.
+
+#ifndef SIFT_TABLE_TABLE_READER_H_
+#define SIFT_TABLE_TABLE_READER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sift/env.h"
+#include "sift/iterator.h"
+#include "sift/options.h"
+#include "sift/table_properties.h"
+#include "table/block.h"
+#include "table/format.h"
+#include "util/bloom.h"
+#include "util/cache.h"
+
+namespace sift {
+
+using BlockCache = LruCache<Block>;
+
+// What one lookup cost; the caller adds these into its statistics.
+struct TableReadCounters {
+  uint64_t block_cache_hits = 0;
+  uint64_t block_cache_misses = 0;
+  uint64_t blocks_read = 0;  // data blocks read from the file
+  uint64_t bytes_read = 0;
+};
+
+class Table {
+ public:
+  // Opens the table in `file` (of file_size bytes). file_name is used in
+  // error messages. block_cache may be null (no caching); it must outlive
+  // the Table. A damaged or unknown-format filter does not fail Open: the
+  // table is read without it (filter_status() says why).
+  static absl::StatusOr<std::unique_ptr<Table>> Open(
+      std::string file_name, std::unique_ptr<RandomAccessFile> file,
+      uint64_t file_size, BlockCache* block_cache);
+
+  ~Table();
+  Table(const Table&) = delete;
+  Table& operator=(const Table&) = delete;
+
+  // The filter alone: false means the user key whose KeyHash is `hash` is
+  // definitely not in this file. True when the file has no usable filter.
+  bool KeyMayMatch(uint64_t hash) const { return filter_.MayContainHash(hash); }
+  // Touches the filter's cache line for `hash`, ahead of KeyMayMatch.
+  void PrefetchFilter(uint64_t hash) const { filter_.Prefetch(hash); }
+  // True when the file carries a filter that Open could trust.
+  bool has_filter() const { return filter_.valid(); }
+  // Why a filter block present in the file is not used (OK otherwise).
+  const absl::Status& filter_status() const { return filter_status_; }
+
+  enum class LookupResult : uint8_t {
+    kNotFound,  // no entry for the user key at or below the sequence
+    kFound,     // *value holds the newest value at or below the sequence
+    kDeleted,   // the newest entry at or below the sequence is a tombstone
+  };
+
+  // Looks up `lookup_key`, an internal key (user key, sequence,
+  // kValueTypeForSeek), skipping the filter (callers probe it first with
+  // KeyMayMatch so they can count). Reads at most one data block.
+  absl::Status Get(const ReadOptions& options, std::string_view lookup_key,
+                   std::string* value, LookupResult* result,
+                   TableReadCounters* counters) const;
+
+  // Iterates internal keys; reports damage through status().
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) const;
+
+  const TableProperties& properties() const { return properties_; }
+  const std::string& file_name() const { return file_name_; }
+  uint64_t file_size() const { return file_size_; }
+  // Bytes pinned in memory: the filter and the index.
+  size_t FilterMemory() const { return filter_data_.size(); }
+  size_t IndexMemory() const;
+  // The parsed filter, for tools.
+  const BloomFilterReader& filter() const { return filter_; }
+
+  // Reads every block and checks its checksum, and that the blocks tile the
+  // file (FORMAT.md): any damaged byte is reported as DataLoss naming the
+  // file, the block and its offset.
+  absl::Status VerifyChecksum() const;
+
+  // For tools: the handles of every block, in file order, with a name.
+  struct BlockInfo {
+    std::string kind;  // "data", "filter", "properties", "metaindex", "index"
+    BlockHandle handle;
+  };
+  std::vector<BlockInfo> Blocks() const;
+
+  // Reads the data block at handle through the cache (for iterators).
+  absl::StatusOr<std::shared_ptr<const Block>> ReadDataBlock(
+      const ReadOptions& options, const BlockHandle& handle,
+      TableReadCounters* counters) const;
+
+ private:
+  struct IndexEntry {
+    std::string_view key;  // points into index_block_
+    BlockHandle handle;
+  };
+
+  Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
+        uint64_t file_size, BlockCache* cache);
+  absl::Status ReadMeta(const BlockHandle& metaindex);
+  absl::Status ParseIndex(const BlockHandle& handle);
+  void LoadFilter(const BlockHandle& handle);
+  absl::Status VerifyDataBlock(const BlockHandle& handle,
+                               BlockContents contents) const;
+  // Index of the first block whose separator is >= ikey (== size: none).
+  size_t FindBlock(std::string_view ikey) const;
+
+  class Iter;
+  friend class Iter;
+
+  const std::string file_name_;
+  const std::unique_ptr<RandomAccessFile> file_;
+  const uint64_t file_size_;
+  BlockCache* const cache_;
+  const uint64_t cache_id_;
+
+  TableProperties properties_;
+  std::unique_ptr<Block> index_block_;
+  std::vector<IndexEntry> index_;
+  BlockHandle metaindex_handle_, index_handle_, properties_handle_;
+  bool has_filter_block_ = false;
+  BlockHandle filter_handle_;
+  std::string filter_data_;
+  BloomFilterReader filter_;
+  absl::Status filter_status_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_TABLE_TABLE_READER_H_

@@ -1,0 +1,185 @@
+#include "table/user_iterator.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+
+namespace sift {
+namespace {
+
+class UserIterator final : public Iterator {
+ public:
+  UserIterator(std::unique_ptr<Iterator> iter, SequenceNumber sequence)
+      : iter_(std::move(iter)), sequence_(sequence) {}
+
+  bool Valid() const override { return valid_; }
+  // Forward: the internal iterator sits on the entry shown. Reverse: it
+  // sits just before all entries of the key shown, which is saved here.
+  std::string_view key() const override {
+    return direction_ == kForward ? ExtractUserKey(iter_->key())
+                                  : std::string_view(saved_key_);
+  }
+  std::string_view value() const override {
+    return direction_ == kForward ? iter_->value()
+                                  : std::string_view(saved_value_);
+  }
+  absl::Status status() const override {
+    return status_.ok() ? iter_->status() : status_;
+  }
+
+  void SeekToFirst() override {
+    direction_ = kForward;
+    saved_value_.clear();
+    iter_->SeekToFirst();
+    FindNextUserEntry(false);
+  }
+
+  void SeekToLast() override {
+    direction_ = kReverse;
+    saved_value_.clear();
+    iter_->SeekToLast();
+    FindPrevUserEntry();
+  }
+
+  void Seek(std::string_view target) override {
+    direction_ = kForward;
+    saved_value_.clear();
+    saved_key_.clear();
+    AppendInternalKey(&saved_key_, target, sequence_, kValueTypeForSeek);
+    iter_->Seek(saved_key_);
+    FindNextUserEntry(false);
+  }
+
+  void Next() override;
+  void Prev() override;
+
+ private:
+  enum Direction { kForward, kReverse };
+
+  // Parses the internal iterator's key; on failure stops with DataLoss.
+  bool Parse(ParsedInternalKey* parsed) {
+    if (ParseInternalKey(iter_->key(), parsed)) return true;
+    const std::string_view k = iter_->key();
+    status_ = absl::DataLossError(absl::StrCat(
+        "malformed internal key '",
+        absl::CEscape(absl::string_view(k.data(), k.size())), "'"));
+    valid_ = false;
+    return false;
+  }
+
+  void FindNextUserEntry(bool skipping);
+  void FindPrevUserEntry();
+
+  const std::unique_ptr<Iterator> iter_;
+  const SequenceNumber sequence_;
+  Direction direction_ = kForward;
+  bool valid_ = false;
+  std::string saved_key_;  // reverse: the key shown; forward: a key to skip
+  std::string saved_value_;
+  absl::Status status_;
+};
+
+// Moves forward to the first visible entry; with `skipping`, entries of user
+// keys <= saved_key_ are hidden (already shown, or deleted).
+void UserIterator::FindNextUserEntry(bool skipping) {
+  ParsedInternalKey ikey;
+  for (; iter_->Valid(); iter_->Next()) {
+    if (!Parse(&ikey)) return;
+    if (ikey.sequence > sequence_) continue;
+    if (ikey.type == kTypeDeletion) {
+      saved_key_.assign(ikey.user_key);
+      skipping = true;
+    } else if (!skipping || ikey.user_key.compare(saved_key_) > 0) {
+      valid_ = true;
+      saved_key_.clear();
+      return;
+    }
+  }
+  saved_key_.clear();
+  valid_ = false;
+}
+
+void UserIterator::Next() {
+  if (direction_ == kReverse) {
+    // The internal iterator is before the entries of saved_key_: move onto
+    // them, then skip them all.
+    direction_ = kForward;
+    if (!iter_->Valid()) {
+      iter_->SeekToFirst();
+    } else {
+      iter_->Next();
+    }
+    if (!iter_->Valid()) {
+      valid_ = false;
+      saved_key_.clear();
+      return;
+    }
+  } else {
+    saved_key_.assign(ExtractUserKey(iter_->key()));
+    iter_->Next();
+  }
+  FindNextUserEntry(true);
+}
+
+void UserIterator::Prev() {
+  if (direction_ == kForward) {
+    // Back up to before every entry of the current key.
+    saved_key_.assign(ExtractUserKey(iter_->key()));
+    while (true) {
+      iter_->Prev();
+      if (!iter_->Valid()) {
+        valid_ = false;
+        saved_key_.clear();
+        saved_value_.clear();
+        return;
+      }
+      if (ExtractUserKey(iter_->key()).compare(saved_key_) < 0) break;
+    }
+    direction_ = kReverse;
+  }
+  FindPrevUserEntry();
+}
+
+// Moves backward and collects, in saved_key_/saved_value_, the newest
+// visible entry of the previous user key that is not deleted.
+void UserIterator::FindPrevUserEntry() {
+  ValueType value_type = kTypeDeletion;
+  ParsedInternalKey ikey;
+  for (; iter_->Valid(); iter_->Prev()) {
+    if (!Parse(&ikey)) return;
+    if (ikey.sequence > sequence_) continue;
+    // Entries of one user key arrive oldest first when moving backward; a
+    // smaller user key means the previous key's entries are complete.
+    if (value_type != kTypeDeletion &&
+        ikey.user_key.compare(saved_key_) < 0) {
+      break;
+    }
+    value_type = ikey.type;
+    if (value_type == kTypeDeletion) {
+      saved_key_.clear();
+      saved_value_.clear();
+    } else {
+      saved_key_.assign(ikey.user_key);
+      saved_value_.assign(iter_->value());
+    }
+  }
+  if (value_type == kTypeDeletion) {
+    valid_ = false;
+    saved_key_.clear();
+    saved_value_.clear();
+    direction_ = kForward;
+  } else {
+    valid_ = true;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Iterator> NewUserIterator(std::unique_ptr<Iterator> internal,
+                                          SequenceNumber sequence) {
+  return std::make_unique<UserIterator>(std::move(internal), sequence);
+}
+
+}  // namespace sift

@@ -1,0 +1,22 @@
+// Turns an iterator over internal keys (a table, or the DB's merge of
+// memtables and tables) into the user's view at a sequence number: user keys
+// in order, each with its newest value at or below the sequence; keys whose
+// newest entry is a tombstone are hidden. Both directions are supported.
+
+#ifndef SIFT_TABLE_USER_ITERATOR_H_
+#define SIFT_TABLE_USER_ITERATOR_H_
+
+#include <memory>
+
+#include "sift/iterator.h"
+#include "table/internal_key.h"
+
+namespace sift {
+
+// Entries newer than `sequence` are invisible.
+std::unique_ptr<Iterator> NewUserIterator(std::unique_ptr<Iterator> internal,
+                                          SequenceNumber sequence);
+
+}  // namespace sift
+
+#endif  // SIFT_TABLE_USER_ITERATOR_H_

@@ -1,0 +1,214 @@
+#include "table/block.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "table/block_builder.h"
+#include "table/internal_key.h"
+#include "tests/testutil/testutil.h"
+#include "util/random.h"
+
+namespace sift {
+namespace {
+
+BlockContents Copy(std::string_view data) {
+  BlockContents c;
+  c.owned.reset(new char[data.size() + 1]);
+  std::memcpy(c.owned.get(), data.data(), data.size());
+  c.owned_size = data.size();
+  c.data = std::string_view(c.owned.get(), data.size());
+  return c;
+}
+
+std::string RandomKey(Random* rnd) {
+  // Short keys from a small alphabet, so prefixes are shared often.
+  std::string k;
+  const size_t len = 1 + rnd->Uniform(12);
+  for (size_t i = 0; i < len; ++i) k.push_back("abcd\xff"[rnd->Uniform(5)]);
+  return k;
+}
+
+class BlockModelTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(BlockModelTest, MatchesStdMapInBothDirectionsAndOnSeek) {
+  const uint64_t seed = test::TestSeed(301);
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  Random rnd(seed);
+  std::map<std::string, std::string> model;
+  for (int i = 0; i < 500; ++i) {
+    model[RandomKey(&rnd)] = std::string(rnd.Uniform(40), 'v');
+  }
+  BlockBuilder builder(GetParam());
+  for (const auto& [k, v] : model) builder.Add(k, v);
+  Block block(Copy(builder.Finish()));
+  ASSERT_TRUE(block.status().ok()) << block.status();
+  std::unique_ptr<Iterator> it = block.NewIterator(BytewiseCompare);
+
+  auto m = model.begin();
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++m) {
+    ASSERT_NE(m, model.end());
+    EXPECT_EQ(it->key(), m->first);
+    EXPECT_EQ(it->value(), m->second);
+  }
+  EXPECT_EQ(m, model.end());
+
+  auto r = model.rbegin();
+  for (it->SeekToLast(); it->Valid(); it->Prev(), ++r) {
+    ASSERT_NE(r, model.rend());
+    EXPECT_EQ(it->key(), r->first);
+  }
+  EXPECT_EQ(r, model.rend());
+
+  for (int i = 0; i < 1000; ++i) {
+    const std::string target = RandomKey(&rnd);
+    it->Seek(target);
+    auto want = model.lower_bound(target);
+    if (want == model.end()) {
+      EXPECT_FALSE(it->Valid()) << target;
+    } else {
+      ASSERT_TRUE(it->Valid()) << target;
+      EXPECT_EQ(it->key(), want->first);
+      // Step both ways from a seek position.
+      if (rnd.OneIn(2)) {
+        it->Prev();
+        if (want == model.begin()) {
+          EXPECT_FALSE(it->Valid());
+        } else {
+          ASSERT_TRUE(it->Valid());
+          EXPECT_EQ(it->key(), std::prev(want)->first);
+        }
+      } else {
+        it->Next();
+        auto next = std::next(want);
+        EXPECT_EQ(it->Valid(), next != model.end());
+        if (it->Valid()) EXPECT_EQ(it->key(), next->first);
+      }
+    }
+  }
+  EXPECT_TRUE(it->status().ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(RestartIntervals, BlockModelTest,
+                         ::testing::Values(1, 2, 16, 1000));
+
+TEST(BlockTest, EmptyBlockIteratesAsEmpty) {
+  BlockBuilder builder(16);
+  Block block(Copy(builder.Finish()));
+  ASSERT_TRUE(block.status().ok());
+  auto it = block.NewIterator(BytewiseCompare);
+  it->SeekToFirst();
+  EXPECT_FALSE(it->Valid());
+  it->SeekToLast();
+  EXPECT_FALSE(it->Valid());
+  it->Seek("a");
+  EXPECT_FALSE(it->Valid());
+}
+
+TEST(BlockTest, PrefixCompressionSharesPrefixes) {
+  BlockBuilder builder(16);
+  builder.Add("tweedledee", "1");
+  builder.Add("tweedledum", "2");
+  // 3 header bytes + 10 + 1, then 3 + 2 ("um") + 1, restarts 4 + count 4.
+  EXPECT_EQ(builder.Finish().size(), (3 + 10 + 1) + (3 + 2 + 1) + 4 + 4);
+}
+
+TEST(BlockTest, MalformedBlocksNeverReadOutOfBounds) {
+  BlockBuilder builder(4);
+  for (int i = 0; i < 40; ++i) {
+    builder.Add("key" + std::to_string(1000 + i), std::string(i, 'x'));
+  }
+  const std::string good(builder.Finish());
+  Random rnd(test::TestSeed(7));
+  // Every truncation and many random byte flips: each must either iterate
+  // or report DataLoss, never crash (ASan checks the bounds).
+  for (size_t len = 0; len < good.size(); ++len) {
+    Block block(Copy(std::string_view(good).substr(0, len)));
+    auto it = block.NewIterator(BytewiseCompare);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    }
+    it->Seek("key1020");
+  }
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string bad = good;
+    bad[rnd.Uniform(bad.size())] ^= static_cast<char>(1 + rnd.Uniform(255));
+    Block block(Copy(bad));
+    auto it = block.NewIterator(BytewiseCompare);
+    int n = 0;
+    for (it->SeekToFirst(); it->Valid() && n < 1000; it->Next()) ++n;
+    for (it->SeekToLast(); it->Valid() && n < 2000; it->Prev()) ++n;
+    it->Seek("key1010");
+    if (!block.status().ok()) {
+      EXPECT_EQ(block.status().code(), absl::StatusCode::kDataLoss);
+    }
+  }
+}
+
+TEST(BlockTest, BadRestartCountIsDataLoss) {
+  std::string data(8, '\0');
+  EncodeFixed32(&data[4], 1000);
+  Block block(Copy(data));
+  EXPECT_EQ(block.status().code(), absl::StatusCode::kDataLoss);
+  auto it = block.NewIterator(BytewiseCompare);
+  it->SeekToFirst();
+  EXPECT_FALSE(it->Valid());
+  EXPECT_EQ(it->status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(InternalKeyTest, OrdersByUserKeyThenNewestFirst) {
+  auto ik = [](std::string_view u, SequenceNumber s, ValueType t) {
+    std::string k;
+    AppendInternalKey(&k, u, s, t);
+    return k;
+  };
+  EXPECT_LT(CompareInternalKeys(ik("a", 1, kTypeValue), ik("b", 9, kTypeValue)),
+            0);
+  EXPECT_LT(CompareInternalKeys(ik("a", 9, kTypeValue), ik("a", 1, kTypeValue)),
+            0);
+  EXPECT_LT(
+      CompareInternalKeys(ik("a", 5, kTypeValue), ik("a", 5, kTypeDeletion)),
+      0);
+  EXPECT_LT(CompareInternalKeys(ik("a", 1, kTypeValue), ik("ab", 9, kTypeValue)),
+            0);
+  EXPECT_EQ(CompareInternalKeys(ik("x", 3, kTypeValue), ik("x", 3, kTypeValue)),
+            0);
+  ParsedInternalKey p;
+  ASSERT_TRUE(ParseInternalKey(ik("key", 77, kTypeDeletion), &p));
+  EXPECT_EQ(p.user_key, "key");
+  EXPECT_EQ(p.sequence, 77u);
+  EXPECT_EQ(p.type, kTypeDeletion);
+  EXPECT_FALSE(ParseInternalKey("short", &p));
+}
+
+TEST(InternalKeyTest, SeparatorsAreShortAndBetween) {
+  auto ik = [](std::string_view u, SequenceNumber s) {
+    std::string k;
+    AppendInternalKey(&k, u, s, kTypeValue);
+    return k;
+  };
+  std::string start = ik("the quick brown", 10);
+  const std::string limit = ik("the wolf", 3);
+  ShortenInternalSeparator(&start, limit);
+  EXPECT_EQ(ExtractUserKey(start), "the r");
+  EXPECT_LE(CompareInternalKeys(ik("the quick brown", 10), start), 0);
+  EXPECT_LT(CompareInternalKeys(start, limit), 0);
+
+  // Same user key, or one a prefix of the other: unchanged.
+  std::string same = ik("abc", 10);
+  ShortenInternalSeparator(&same, ik("abc", 2));
+  EXPECT_EQ(same, ik("abc", 10));
+  std::string prefix = ik("abc", 10);
+  ShortenInternalSeparator(&prefix, ik("abcd", 2));
+  EXPECT_EQ(prefix, ik("abc", 10));
+
+  std::string succ = ik("hello", 4);
+  ShortenInternalSuccessor(&succ);
+  EXPECT_EQ(ExtractUserKey(succ), "i");
+  std::string ff = ik("\xff\xff", 4);
+  ShortenInternalSuccessor(&ff);
+  EXPECT_EQ(ff, ik("\xff\xff", 4));
+}
+
+}  // namespace
+}  // namespace sift

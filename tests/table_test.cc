@@ -1,0 +1,244 @@
+// Table harness in the spirit of LevelDB's table_test: tables built with
+// many option combinations must read back exactly like a std::map.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "gtest/gtest.h"
+#include "sift/env.h"
+#include "table/internal_key.h"
+#include "table/table_builder.h"
+#include "table/table_reader.h"
+#include "tests/testutil/testutil.h"
+#include "util/hash.h"
+#include "util/random.h"
+
+namespace sift {
+namespace {
+
+std::string IKey(std::string_view user, SequenceNumber seq, ValueType t) {
+  std::string k;
+  AppendInternalKey(&k, user, seq, t);
+  return k;
+}
+
+struct InternalLess {
+  bool operator()(const std::string& a, const std::string& b) const {
+    return CompareInternalKeys(a, b) < 0;
+  }
+};
+using Model = std::map<std::string, std::string, InternalLess>;
+
+// block size, restart interval, compression, fp chance
+using Param = std::tuple<size_t, int, Compression, double>;
+
+class TableHarness : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    env_ = NewMemEnv();
+    auto [block_size, restart, compression, fp] = GetParam();
+    options_.block_size = block_size;
+    options_.block_restart_interval = restart;
+    options_.compression = compression;
+    options_.bloom_filter_fp_chance = fp;
+    cache_ = std::make_unique<BlockCache>(1 << 20);
+  }
+
+  // Several versions of some keys, and tombstones, like a compaction output.
+  Model RandomModel(Random* rnd, int n) {
+    Model m;
+    for (int i = 0; i < n; ++i) {
+      std::string user = "k" + std::to_string(rnd->Uniform(n * 2));
+      if (rnd->OneIn(4)) user += std::string(rnd->Uniform(30), 'p');
+      const SequenceNumber seq = rnd->Uniform(1000);
+      const ValueType t = rnd->OneIn(5) ? kTypeDeletion : kTypeValue;
+      std::string value;
+      if (t == kTypeValue) rnd->RandomString(rnd->Uniform(300), &value);
+      m[IKey(user, seq, t)] = value;
+    }
+    return m;
+  }
+
+  std::unique_ptr<Table> Build(const Model& m) {
+    auto file = env_->NewWritableFile("/t.sst");
+    EXPECT_TRUE(file.ok());
+    TableBuilder b(options_, file->get());
+    for (const auto& [k, v] : m) EXPECT_TRUE(b.Add(k, v).ok());
+    EXPECT_TRUE(b.Finish().ok());
+    EXPECT_TRUE((*file)->Close().ok());
+    EXPECT_EQ(b.properties().num_entries, m.size());
+    auto size = env_->GetFileSize("/t.sst");
+    EXPECT_EQ(*size, b.FileSize());
+    auto raf = env_->NewRandomAccessFile("/t.sst");
+    auto table = Table::Open("/t.sst", std::move(*raf), *size, cache_.get());
+    EXPECT_TRUE(table.ok()) << table.status();
+    return table.ok() ? std::move(*table) : nullptr;
+  }
+
+  std::unique_ptr<Env> env_;
+  Options options_;
+  std::unique_ptr<BlockCache> cache_;
+};
+
+TEST_P(TableHarness, IteratesSeeksAndGetsLikeAMap) {
+  const uint64_t seed = test::TestSeed(42);
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  Random rnd(seed);
+  for (int n : {0, 1, 2, 300, 3000}) {
+    SCOPED_TRACE(testing::Message() << "n " << n);
+    const Model model = RandomModel(&rnd, n);
+    std::unique_ptr<Table> table = Build(model);
+    ASSERT_NE(table, nullptr);
+    EXPECT_TRUE(table->VerifyChecksum().ok()) << table->VerifyChecksum();
+    EXPECT_EQ(table->has_filter(), std::get<3>(GetParam()) < 1.0);
+
+    std::unique_ptr<Iterator> it = table->NewIterator(ReadOptions());
+    auto m = model.begin();
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++m) {
+      ASSERT_NE(m, model.end());
+      ASSERT_EQ(it->key(), m->first);
+      ASSERT_EQ(it->value(), m->second);
+    }
+    EXPECT_EQ(m, model.end());
+    auto r = model.rbegin();
+    for (it->SeekToLast(); it->Valid(); it->Prev(), ++r) {
+      ASSERT_NE(r, model.rend());
+      ASSERT_EQ(it->key(), r->first);
+    }
+    EXPECT_EQ(r, model.rend());
+    EXPECT_TRUE(it->status().ok());
+
+    for (int i = 0; i < 200; ++i) {
+      const std::string target =
+          IKey("k" + std::to_string(rnd.Uniform(n * 2 + 1)),
+               rnd.Uniform(1000), kValueTypeForSeek);
+      it->Seek(target);
+      auto want = model.lower_bound(target);
+      ASSERT_EQ(it->Valid(), want != model.end());
+      if (it->Valid()) ASSERT_EQ(it->key(), want->first);
+    }
+
+    // Get at the newest sequence sees each user key's newest entry.
+    std::map<std::string, std::pair<ValueType, std::string>> newest;
+    for (const auto& [k, v] : model) {
+      ParsedInternalKey p;
+      ASSERT_TRUE(ParseInternalKey(k, &p));
+      newest.emplace(std::string(p.user_key), std::make_pair(p.type, v));
+    }
+    for (const auto& [user, entry] : newest) {
+      EXPECT_TRUE(table->KeyMayMatch(KeyHash(user))) << "false negative";
+      std::string value;
+      Table::LookupResult result;
+      TableReadCounters c;
+      ASSERT_TRUE(table
+                      ->Get(ReadOptions(),
+                            IKey(user, kMaxSequenceNumber, kValueTypeForSeek),
+                            &value, &result, &c)
+                      .ok());
+      if (entry.first == kTypeValue) {
+        ASSERT_EQ(result, Table::LookupResult::kFound) << user;
+        EXPECT_EQ(value, entry.second);
+      } else {
+        EXPECT_EQ(result, Table::LookupResult::kDeleted) << user;
+      }
+    }
+    std::string value;
+    Table::LookupResult result;
+    TableReadCounters c;
+    ASSERT_TRUE(table
+                    ->Get(ReadOptions(),
+                          IKey("k-absent", kMaxSequenceNumber,
+                               kValueTypeForSeek),
+                          &value, &result, &c)
+                    .ok());
+    EXPECT_EQ(result, Table::LookupResult::kNotFound);
+  }
+}
+
+TEST_P(TableHarness, GetAtOlderSequenceSeesOlderVersion) {
+  Model m;
+  m[IKey("a", 30, kTypeValue)] = "a30";
+  m[IKey("a", 20, kTypeDeletion)] = "";
+  m[IKey("a", 10, kTypeValue)] = "a10";
+  m[IKey("b", 5, kTypeValue)] = "b5";
+  std::unique_ptr<Table> table = Build(m);
+  ASSERT_NE(table, nullptr);
+  auto get = [&](std::string_view user, SequenceNumber seq) {
+    std::string value;
+    Table::LookupResult result;
+    TableReadCounters c;
+    EXPECT_TRUE(table
+                    ->Get(ReadOptions(), IKey(user, seq, kValueTypeForSeek),
+                          &value, &result, &c)
+                    .ok());
+    switch (result) {
+      case Table::LookupResult::kFound:
+        return value;
+      case Table::LookupResult::kDeleted:
+        return std::string("DELETED");
+      default:
+        return std::string("NOT_FOUND");
+    }
+  };
+  EXPECT_EQ(get("a", 100), "a30");
+  EXPECT_EQ(get("a", 30), "a30");
+  EXPECT_EQ(get("a", 25), "DELETED");
+  EXPECT_EQ(get("a", 15), "a10");
+  EXPECT_EQ(get("a", 5), "NOT_FOUND");
+  EXPECT_EQ(get("b", 5), "b5");
+  EXPECT_EQ(get("b", 4), "NOT_FOUND");
+  EXPECT_EQ(get("c", 100), "NOT_FOUND");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Options, TableHarness,
+    ::testing::Combine(::testing::Values(64, 256, 4096),
+                       ::testing::Values(1, 16),
+                       ::testing::Values(Compression::kNone,
+                                         Compression::kSnappy),
+                       ::testing::Values(0.01, 1.0)));
+
+TEST(TableBuilderTest, RejectsOutOfOrderKeysWithoutDamage) {
+  auto env = NewMemEnv();
+  auto file = env->NewWritableFile("/t.sst");
+  ASSERT_TRUE(file.ok());
+  TableBuilder b(Options(), file->get());
+  ASSERT_TRUE(b.Add(IKey("b", 1, kTypeValue), "1").ok());
+  const absl::Status s = b.Add(IKey("a", 1, kTypeValue), "2");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("increasing"), absl::string_view::npos) << s;
+  EXPECT_EQ(b.Add(IKey("b", 1, kTypeValue), "dup").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(b.Add("short", "x").code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(b.Add(IKey("c", 1, kTypeValue), "3").ok());
+  ASSERT_TRUE(b.Finish().ok());
+  EXPECT_EQ(b.properties().num_entries, 2u);
+}
+
+TEST(TableOptionsTest, ValidationNamesTheField) {
+  Options o;
+  EXPECT_TRUE(ValidateTableOptions(o).ok());
+  o.block_size = 0;
+  EXPECT_NE(ValidateTableOptions(o).message().find("block_size"),
+            absl::string_view::npos);
+  o = Options();
+  o.block_restart_interval = 0;
+  EXPECT_NE(ValidateTableOptions(o).message().find("block_restart_interval"),
+            absl::string_view::npos);
+  for (double bad : {0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    o = Options();
+    o.bloom_filter_fp_chance = bad;
+    const absl::Status s = ValidateTableOptions(o);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(s.message().find("bloom_filter_fp_chance"),
+              absl::string_view::npos);
+  }
+  o = Options();
+  o.bloom_filter_fp_chance = 1.0;
+  EXPECT_TRUE(ValidateTableOptions(o).ok());
+}
+
+}  // namespace
+}  // namespace sift

@@ -1,0 +1,157 @@
+// A sharded LRU cache of shared, immutable values keyed by two integers
+// (for the block cache: a table's cache id and a block offset).
+//
+// Values are handed out as std::shared_ptr, so an entry evicted while a
+// reader still uses it stays alive until that reader lets go. The charge of
+// an entry is what it costs against the capacity (its bytes in memory).
+// Thread-safe: each shard has its own mutex, so readers on different shards
+// never contend.
+
+#ifndef SIFT_UTIL_CACHE_H_
+#define SIFT_UTIL_CACHE_H_
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "absl/synchronization/mutex.h"
+
+namespace sift {
+
+struct CacheKey {
+  uint64_t id = 0;
+  uint64_t offset = 0;
+
+  bool operator==(const CacheKey& o) const {
+    return id == o.id && offset == o.offset;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const CacheKey& k) {
+    return H::combine(std::move(h), k.id, k.offset);
+  }
+};
+
+template <typename V>
+class LruCache {
+ public:
+  static constexpr int kShardBits = 4;
+  static constexpr int kNumShards = 1 << kShardBits;
+
+  // capacity 0 caches nothing (Insert just hands the value back).
+  explicit LruCache(size_t capacity)
+      : capacity_(capacity),
+        per_shard_((capacity + kNumShards - 1) / kNumShards) {}
+
+  LruCache(const LruCache&) = delete;
+  LruCache& operator=(const LruCache&) = delete;
+
+  // A new id for keys no one else uses (one per open table).
+  uint64_t NewId() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
+
+  // The cached value, marked most recently used; nullptr if absent.
+  std::shared_ptr<const V> Lookup(const CacheKey& key) {
+    return ShardFor(key).Lookup(key);
+  }
+
+  // Caches value under key (replacing an older entry) and returns it.
+  std::shared_ptr<const V> Insert(const CacheKey& key,
+                                  std::shared_ptr<const V> value,
+                                  size_t charge) {
+    if (per_shard_ == 0) return value;
+    return ShardFor(key).Insert(key, std::move(value), charge, per_shard_);
+  }
+
+  void Erase(const CacheKey& key) { ShardFor(key).Erase(key); }
+
+  size_t capacity() const { return capacity_; }
+  // Sum of the charges of cached entries.
+  size_t TotalCharge() const {
+    size_t total = 0;
+    for (const Shard& s : shards_) total += s.usage();
+    return total;
+  }
+
+ private:
+  class Shard {
+   public:
+    std::shared_ptr<const V> Lookup(const CacheKey& key) {
+      absl::MutexLock lock(&mu_);
+      auto it = index_.find(key);
+      if (it == index_.end()) return nullptr;
+      lru_.splice(lru_.begin(), lru_, it->second);
+      return it->second->value;
+    }
+
+    std::shared_ptr<const V> Insert(const CacheKey& key,
+                                    std::shared_ptr<const V> value,
+                                    size_t charge, size_t limit) {
+      absl::MutexLock lock(&mu_);
+      auto it = index_.find(key);
+      if (it != index_.end()) RemoveLocked(it);
+      lru_.push_front(Entry{key, value, charge});
+      index_.emplace(key, lru_.begin());
+      usage_.store(usage_.load(std::memory_order_relaxed) + charge,
+                   std::memory_order_relaxed);
+      // Evict from the cold end; the newest entry stays even if it alone
+      // exceeds the shard's share.
+      while (usage_.load(std::memory_order_relaxed) > limit &&
+             lru_.size() > 1) {
+        RemoveLocked(index_.find(lru_.back().key));
+      }
+      return value;
+    }
+
+    void Erase(const CacheKey& key) {
+      absl::MutexLock lock(&mu_);
+      auto it = index_.find(key);
+      if (it != index_.end()) RemoveLocked(it);
+    }
+
+    size_t usage() const { return usage_.load(std::memory_order_relaxed); }
+
+   private:
+    struct Entry {
+      CacheKey key;
+      std::shared_ptr<const V> value;
+      size_t charge;
+    };
+    using List = std::list<Entry>;
+    using Index = absl::flat_hash_map<CacheKey, typename List::iterator>;
+
+    void RemoveLocked(typename Index::iterator it)
+        ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      usage_.store(usage_.load(std::memory_order_relaxed) -
+                       it->second->charge,
+                   std::memory_order_relaxed);
+      lru_.erase(it->second);
+      index_.erase(it);
+    }
+
+    absl::Mutex mu_;
+    List lru_ ABSL_GUARDED_BY(mu_);  // front = most recently used
+    Index index_ ABSL_GUARDED_BY(mu_);
+    // Written under mu_, read without it for statistics.
+    std::atomic<size_t> usage_{0};
+  };
+
+  Shard& ShardFor(const CacheKey& key) {
+    const size_t h = absl::Hash<CacheKey>{}(key);
+    return shards_[(h >> 7) & (kNumShards - 1)];
+  }
+
+  const size_t capacity_;
+  const size_t per_shard_;
+  std::atomic<uint64_t> next_id_{1};
+  std::array<Shard, kNumShards> shards_;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_UTIL_CACHE_H_
