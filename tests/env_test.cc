@@ -1,5 +1,6 @@
-// One Env conformance suite, run against the POSIX env and the in-memory
-// env, followed by tests specific to one implementation.
+// One Env conformance suite, run against the POSIX env, the in-memory env,
+// and the wrappers over each (which must be transparent when no fault is
+// injected), followed by tests specific to one implementation.
 
 #include "sift/env.h"
 
@@ -20,6 +21,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testutil/testutil.h"
+#include "util/counting_env.h"
+#include "util/fault_env.h"
 #include "util/random.h"
 
 namespace sift {
@@ -28,7 +31,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-enum class Kind { kPosix, kMem };
+enum class Kind { kPosix, kMem, kFaultOnMem, kFaultOnPosix, kCountingOnMem };
 
 std::string KindName(Kind k) {
   switch (k) {
@@ -36,6 +39,12 @@ std::string KindName(Kind k) {
       return "Posix";
     case Kind::kMem:
       return "Mem";
+    case Kind::kFaultOnMem:
+      return "FaultOnMem";
+    case Kind::kFaultOnPosix:
+      return "FaultOnPosix";
+    case Kind::kCountingOnMem:
+      return "CountingOnMem";
   }
   return "?";
 }
@@ -47,7 +56,7 @@ class EnvTest : public ::testing::TestWithParam<Kind> {
     std::string name = SafeName(info->name());
     Env* base;
     Kind k = GetParam();
-    if (k == Kind::kPosix) {
+    if (k == Kind::kPosix || k == Kind::kFaultOnPosix) {
       base = Env::Default();
       dir_ = test::TempDir("env_test-" + name);
     } else {
@@ -56,6 +65,13 @@ class EnvTest : public ::testing::TestWithParam<Kind> {
       dir_ = "/mem/" + name;
     }
     env_ = base;
+    if (k == Kind::kFaultOnMem || k == Kind::kFaultOnPosix) {
+      wrapper_ = std::make_unique<FaultInjectionEnv>(base);
+      env_ = wrapper_.get();
+    } else if (k == Kind::kCountingOnMem) {
+      wrapper_ = std::make_unique<CountingEnv>(base);
+      env_ = wrapper_.get();
+    }
     ASSERT_TRUE(env_->CreateDir(dir_).ok());
   }
 
@@ -89,6 +105,7 @@ class EnvTest : public ::testing::TestWithParam<Kind> {
   }
 
   std::unique_ptr<Env> mem_;
+  std::unique_ptr<Env> wrapper_;
   Env* env_ = nullptr;
   std::string dir_;
 };
@@ -369,7 +386,10 @@ TEST_P(EnvTest, ClockMovesForward) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllEnvs, EnvTest,
-                         ::testing::Values(Kind::kPosix, Kind::kMem),
+                         ::testing::Values(Kind::kPosix, Kind::kMem,
+                                           Kind::kFaultOnMem,
+                                           Kind::kFaultOnPosix,
+                                           Kind::kCountingOnMem),
                          [](const ::testing::TestParamInfo<Kind>& info) {
                            return KindName(info.param);
                          });
