@@ -107,10 +107,11 @@ class PosixRandomAccessFile final : public RandomAccessFile {
       ssize_t r = ::pread(fd_, scratch + done, n - done,
                           static_cast<off_t>(offset + done));
       if (r < 0) {
-        if (errno == EINTR) continue;
+        const int err = errno;  // before StrCat, which may allocate
+        if (err == EINTR) continue;
         *result = {};
         return PosixError(absl::StrCat("pread at offset ", offset + done),
-                          path_, errno);
+                          path_, err);
       }
       if (r == 0) break;
       done += static_cast<size_t>(r);
@@ -296,7 +297,8 @@ class PosixEnv final : public Env {
   absl::Status RenameFile(const std::string& from,
                           const std::string& to) override {
     if (::rename(from.c_str(), to.c_str()) != 0) {
-      return PosixError("rename", absl::StrCat(from, " to ", to), errno);
+      const int err = errno;  // before StrCat, which may allocate
+      return PosixError("rename", absl::StrCat(from, " to ", to), err);
     }
     return absl::OkStatus();
   }
