@@ -81,7 +81,10 @@ class FaultInjectionEnv : public EnvWrapper {
   // above). Every WritableFile opened before the call is closed: later
   // calls on it fail with FailedPrecondition and write nothing. Afterwards
   // everything on the target counts as durable. Do not run it concurrently
-  // with new files being opened: deactivate the file system first.
+  // with new files being opened: deactivate the file system first. File
+  // locks are not released (the old DB instance still holds its LOCK):
+  // destroy that instance before reopening. Returns the first error met
+  // while rewriting the target, after trying every file.
   absl::Status SimulateCrash();
 
   // While inactive, every call that would change the file system (new
