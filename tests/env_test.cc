@@ -398,7 +398,8 @@ INSTANTIATE_TEST_SUITE_P(AllEnvs, EnvTest,
 
 TEST(PosixEnvTest, LockHeldAgainstOtherProcesses) {
   Env* env = Env::Default();
-  const std::string p = test::TempDir("env_test-fork") + "/LOCK";
+  const std::string dir = test::TempDir("env_test-fork");
+  const std::string p = dir + "/LOCK";
   auto lock = env->LockFile(p);
   ASSERT_TRUE(lock.ok()) << lock.status();
 
@@ -419,14 +420,17 @@ TEST(PosixEnvTest, LockHeldAgainstOtherProcesses) {
   EXPECT_EQ(child_tries_lock(), 1) << "child got a lock the parent holds";
   lock->reset();
   EXPECT_EQ(child_tries_lock(), 0) << "lock not released on destruction";
+  std::filesystem::remove_all(dir);
 }
 
 TEST(PosixEnvTest, ErrorsCarryStrerror) {
   Env* env = Env::Default();
-  const std::string p = test::TempDir("env_test-strerror") + "/missing";
+  const std::string dir = test::TempDir("env_test-strerror");
+  const std::string p = dir + "/missing";
   absl::Status s = env->NewSequentialFile(p).status();
   EXPECT_THAT(s.message(), HasSubstr(p));
   EXPECT_THAT(s.message(), HasSubstr("No such file or directory"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(PosixEnvTest, FilesAreCloseOnExec) {
@@ -449,6 +453,8 @@ TEST(PosixEnvTest, FilesAreCloseOnExec) {
     }
   }
   EXPECT_EQ(checked, 1);
+  f->reset();
+  std::filesystem::remove_all(dir);
 }
 
 // ---- in-memory only ----
