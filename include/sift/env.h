@@ -44,8 +44,8 @@ class RandomAccessFile {
   // Reads up to n bytes at offset. *result points at the bytes read, which
   // may be in scratch[0..n-1]; a short result means end of file.
   // REQUIRES: scratch holds at least n bytes and outlives the use of *result.
-  virtual absl::Status Read(uint64_t offset, size_t n,
-                            std::string_view* result, char* scratch) const = 0;
+  virtual absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
+                            char* scratch) const = 0;
 };
 
 // A file written sequentially by one thread at a time. Appended data may sit
@@ -79,8 +79,8 @@ class Env {
 
   virtual absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& path) = 0;
-  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>>
-  NewRandomAccessFile(const std::string& path) = 0;
+  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) = 0;
   // Creates the file, or truncates it if it exists.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) = 0;
@@ -108,6 +108,8 @@ class Env {
   virtual absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
       const std::string& path) = 0;
 
+  // Microseconds on a monotonic clock (CLOCK_MONOTONIC in the POSIX env):
+  // for measuring intervals, not wall time, so never a file timestamp.
   virtual uint64_t NowMicros() = 0;
   virtual void SleepForMicroseconds(int micros) = 0;
 };
