@@ -19,7 +19,7 @@ constexpr int kMaxTabledDraws = 4096;
 
 // f[k][i] = E[(X_{k i} / B)^k] for k = 1..kBloomMaxProbes and k i <= 4096,
 // X_t being the number of distinct bits set in one B-bit block by t uniform
-// draws. Built once (about 10 ms), then read-only.
+// draws. Built once per process (about 4 ms), then read-only.
 class BlockOccupancyTable {
  public:
   BlockOccupancyTable() : f_(kBloomMaxProbes + 1) {
@@ -36,21 +36,29 @@ class BlockOccupancyTable {
         powers[k][x] = v;
       }
     }
-    std::vector<double> p(kBlockBits + 1, 0.0);
-    std::vector<double> next(kBlockBits + 1, 0.0);
+    // P_t(x) for x in [lo, hi]; outside the band it is below 1e-40 and
+    // dropped (summed as 0), which also keeps denormals out of the loop.
+    std::vector<double> p(kBlockBits + 2, 0.0);
+    std::vector<double> next(kBlockBits + 2, 0.0);
     p[0] = 1;  // t = 0: no bit set
+    int lo = 0;
+    int hi = 0;
     for (int t = 1; t <= kMaxTabledDraws; ++t) {
-      const int top = std::min(t, kBlockBits);
-      next[0] = 0;
-      for (int x = 1; x <= top; ++x) {
-        next[x] = p[x] * x / kBlockBits +
-                  p[x - 1] * (kBlockBits - x + 1) / kBlockBits;
+      const int new_hi = std::min(hi + 1, kBlockBits);
+      for (int x = lo; x <= new_hi; ++x) {
+        const double stay = x <= hi ? p[x] * x / kBlockBits : 0.0;
+        const double grow =
+            x > lo ? p[x - 1] * (kBlockBits - x + 1) / kBlockBits : 0.0;
+        next[x] = stay + grow;
       }
+      hi = new_hi;
       p.swap(next);
+      while (lo < hi && p[lo] < 1e-40) p[lo++] = 0;
+      while (hi > lo && p[hi] < 1e-40) p[hi--] = 0;
       for (int k = 1; k <= kBloomMaxProbes && k <= t; ++k) {
         if (t % k != 0) continue;
         double sum = 0;
-        for (int x = 1; x <= top; ++x) sum += p[x] * powers[k][x];
+        for (int x = lo; x <= hi; ++x) sum += p[x] * powers[k][x];
         f_[k][t / k] = sum;
       }
     }
