@@ -477,24 +477,28 @@ TEST(BloomBuildTest, NoFalseNegatives) {
 }
 
 TEST(BloomBuildTest, DuplicatesCountOnce) {
+  // 1000 x 3 hashes take the std::sort path, 5000 x 3 the radix sort.
   for (FilterLayout layout : kLayouts) {
-    BloomFilterBuilder builder(layout, 0.01);
-    for (int round = 0; round < 3; ++round) {
-      for (uint64_t h = 0; h < 1000; ++h)
-        builder.AddHash(h * 0x9e3779b97f4a7c15ULL);
-    }
-    EXPECT_EQ(builder.num_hashes(), 3000u);
-    std::string filter = "prefix";
-    builder.Finish(&filter);  // appends
-    EXPECT_EQ(builder.num_hashes(), 0u);
-    EXPECT_EQ(builder.last_shape().num_keys, 1000u);
-    ASSERT_EQ(filter.substr(0, 6), "prefix");
-    const BloomFilterReader reader(std::string_view(filter).substr(6));
-    ASSERT_TRUE(reader.valid());
-    EXPECT_EQ(reader.num_keys(), 1000u);
-    EXPECT_EQ(reader.num_bits(), builder.ShapeFor(1000).num_bits);
-    for (uint64_t h = 0; h < 1000; ++h) {
-      EXPECT_TRUE(reader.MayContainHash(h * 0x9e3779b97f4a7c15ULL));
+    for (uint64_t distinct : {1000, 5000}) {
+      BloomFilterBuilder builder(layout, 0.01);
+      for (int round = 0; round < 3; ++round) {
+        for (uint64_t h = 0; h < distinct; ++h) {
+          builder.AddHash(h * 0x9e3779b97f4a7c15ULL);
+        }
+      }
+      EXPECT_EQ(builder.num_hashes(), 3 * distinct);
+      std::string filter = "prefix";
+      builder.Finish(&filter);  // appends
+      EXPECT_EQ(builder.num_hashes(), 0u);
+      EXPECT_EQ(builder.last_shape().num_keys, distinct);
+      ASSERT_EQ(filter.substr(0, 6), "prefix");
+      const BloomFilterReader reader(std::string_view(filter).substr(6));
+      ASSERT_TRUE(reader.valid());
+      EXPECT_EQ(reader.num_keys(), distinct);
+      EXPECT_EQ(reader.num_bits(), builder.ShapeFor(distinct).num_bits);
+      for (uint64_t h = 0; h < distinct; ++h) {
+        ASSERT_TRUE(reader.MayContainHash(h * 0x9e3779b97f4a7c15ULL));
+      }
     }
   }
 }
