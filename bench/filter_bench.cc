@@ -148,6 +148,13 @@ void Probe(benchmark::State& state, const std::vector<uint64_t>& hashes) {
   SetCounters(state, f, static_cast<double>(hashes.size()));
 }
 
+// `value`, with the compiler forbidden to know it: the next probe's hash
+// then depends on this answer as data, not through a predictable branch.
+inline uint64_t Opaque(uint64_t value) {
+  asm volatile("" : "+r"(value));
+  return value;
+}
+
 // Serialized probes: the next hash depends on this answer. `expected` is
 // the usual answer, so the hash is almost always the listed one.
 void ProbeLatency(benchmark::State& state, const std::vector<uint64_t>& hashes,
@@ -157,7 +164,7 @@ void ProbeLatency(benchmark::State& state, const std::vector<uint64_t>& hashes,
   uint64_t flip = 0;
   for (auto _ : state) {
     for (uint64_t h : hashes) {
-      flip = reader.MayContainHash(h ^ flip) != expected;
+      flip = Opaque(reader.MayContainHash(h ^ flip) != expected);
     }
     benchmark::DoNotOptimize(flip);
   }
@@ -189,10 +196,37 @@ void BM_ProbeMissLatencyMisaligned(benchmark::State& state) {
   const BloomFilterReader reader(std::string_view(storage.get() + 16, size));
   uint64_t flip = 0;
   for (auto _ : state) {
-    for (uint64_t h : f.misses) flip = reader.MayContainHash(h ^ flip);
+    for (uint64_t h : f.misses) {
+      flip = Opaque(reader.MayContainHash(h ^ flip));
+    }
     benchmark::DoNotOptimize(flip);
   }
   SetCounters(state, f, static_cast<double>(f.misses.size()));
+}
+
+// The yardstick: one dependent random cache-line load (pointer chasing
+// through a random cycle of 64-byte lines) over memory the size of the
+// blocked filter. A blocked miss probe should cost about this much.
+void BM_CacheMissReference(benchmark::State& state) {
+  const Fixture& f = GetFixture(FilterLayout::kBlocked, state.range(1));
+  const size_t lines = std::max<size_t>(2, f.filter.size() / 64);
+  std::unique_ptr<char, AlignedFree> storage(
+      static_cast<char*>(std::aligned_alloc(64, lines * 64)));
+  auto* memory = reinterpret_cast<uint64_t*>(storage.get());
+  // Sattolo's algorithm: a random permutation that is one single cycle.
+  std::vector<uint64_t> next(lines);
+  for (size_t i = 0; i < lines; ++i) next[i] = i;
+  std::mt19937_64 rng(7);
+  for (size_t i = lines - 1; i > 0; --i) {
+    std::swap(next[i], next[rng() % i]);
+  }
+  for (size_t i = 0; i < lines; ++i) memory[8 * i] = next[i];
+  uint64_t line = 0;
+  for (auto _ : state) {
+    for (size_t i = 0; i < kProbeBatch; ++i) line = memory[8 * line];
+    benchmark::DoNotOptimize(line);
+  }
+  SetCounters(state, f, static_cast<double>(kProbeBatch));
 }
 
 // The public entry point on a miss: KeyHash of a 16-byte key, trailer parse,
@@ -246,6 +280,7 @@ BENCHMARK(BM_ProbeMissLatency)->Apply(Sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProbeMissLatencyMisaligned)
     ->Apply(Sizes)
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CacheMissReference)->Apply(Sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_KeyMayMatchMiss)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
