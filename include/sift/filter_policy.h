@@ -1,0 +1,104 @@
+// FilterPolicy: builds and queries the Bloom filters siftdb keeps for every
+// SSTable, so that a Get for a key a file does not hold usually skips the
+// file without reading its index or data.
+//
+// A filter is a self-describing string: its own trailer records its layout,
+// number of probes, size and number of keys (util/BLOOM_FORMAT.md), so a
+// filter built under one policy is read correctly by any other, and a reader
+// never needs today's options to read yesterday's filter.
+//
+// The guarantee is one-sided. KeyMayMatch never returns false for a key that
+// was added; for a key that was not, it returns true with probability about
+// fp_chance(). A filter that is empty, truncated, corrupt or of an unknown
+// format is never trusted: every key "may match", so a damaged filter costs
+// reads, never correctness. (The filter carries no checksum of its own: the
+// SSTable wraps it in a checksummed block, which is what catches flipped bits
+// inside a well-formed filter.)
+//
+// Thread safety: a FilterPolicy is immutable; all methods are const and may
+// be called concurrently from any number of threads.
+//
+//   ASSIGN_OR_RETURN(auto policy, sift::FilterPolicy::Create(0.01));
+//   std::string filter;
+//   policy->CreateFilter(keys, &filter);
+//   if (!policy->KeyMayMatch(key, filter)) { /* key is definitely absent */ }
+
+#ifndef SIFT_INCLUDE_FILTER_POLICY_H_
+#define SIFT_INCLUDE_FILTER_POLICY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "sift/options.h"
+
+namespace sift {
+
+// The size and probe count of one filter.
+struct FilterShape {
+  uint64_t num_keys = 0;  // distinct keys the filter holds
+  uint64_t num_bits = 0;  // bits of the bit array (excludes the trailer)
+  int num_probes = 0;     // bits tested per key
+
+  // num_bits / num_keys; 0 when num_keys == 0.
+  double bits_per_key() const {
+    return num_keys == 0
+               ? 0.0
+               : static_cast<double>(num_bits) / static_cast<double>(num_keys);
+  }
+};
+
+class FilterPolicy {
+ public:
+  // A policy building filters with false-positive chance fp_chance in the
+  // given layout (see FilterLayout in sift/options.h for the trade-off).
+  //
+  // fp_chance must be in (0, 1): 0, negative values, values >= 1, NaN and
+  // infinities are InvalidArgument, as is a layout value that is not a
+  // FilterLayout enumerator. (Options::bloom_filter_fp_chance = 1.0 means
+  // "write no filter"; that decision belongs to the table builder, which then
+  // creates no policy.) Targets below 1e-12 are built as 1e-12: the 64-bit
+  // key hash alone makes a key collide with one of n others with chance
+  // n / 2^64 (5e-13 at 10 million keys), so a smaller target is not reachable.
+  //
+  // Cost: about 9.6 bits per key at 0.01 (kStandard); kBlocked needs +1% to
+  // +15% more for p from 0.1 to 0.0001 in exchange for one cache miss per
+  // query instead of up to k.
+  static absl::StatusOr<std::unique_ptr<const FilterPolicy>> Create(
+      double fp_chance, FilterLayout layout = FilterLayout::kBlocked);
+
+  virtual ~FilterPolicy() = default;
+
+  // The target false-positive chance, as given to Create.
+  virtual double fp_chance() const = 0;
+  virtual FilterLayout layout() const = 0;
+
+  // The shape CreateFilter chooses for num_keys distinct keys. num_bits /
+  // num_keys is the bits per key; it is higher than the asymptotic value for
+  // small num_keys, because sizes round up to whole bytes or 64-byte blocks
+  // and to a minimum of 64 (kStandard) or 512 (kBlocked) bits.
+  virtual FilterShape ShapeFor(uint64_t num_keys) const = 0;
+
+  // Replaces the contents of *dst with a filter holding exactly `keys`.
+  // Duplicate keys count once. An empty `keys` yields a valid filter that
+  // matches nothing. (Replacing rather than appending keeps the filter's
+  // first byte at dst->data(), whose alignment then decides whether a
+  // kBlocked block shares one cache line; see util/bloom.h.)
+  // The keys need not be sorted; the memory used is 8 bytes per key.
+  virtual void CreateFilter(absl::Span<const std::string_view> keys,
+                            std::string* dst) const = 0;
+
+  // False means `key` was definitely not among the keys `filter` was built
+  // from. True means it may have been. Any `filter` string is accepted: one
+  // that is not a well-formed filter (see the file comment) matches every
+  // key. Does not depend on this policy's fp_chance or layout.
+  virtual bool KeyMayMatch(std::string_view key,
+                           std::string_view filter) const = 0;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_INCLUDE_FILTER_POLICY_H_
