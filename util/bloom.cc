@@ -170,24 +170,6 @@ BloomFilterReader::BloomFilterReader(std::string_view filter) {
   kind_ = layout == FilterLayout::kBlocked ? Kind::kBlocked : Kind::kStandard;
 }
 
-void BloomFilterReader::Prefetch(uint64_t hash) const {
-  switch (kind_) {
-    case Kind::kBlocked:
-      __builtin_prefetch(bits_ +
-                         64 * bloom_internal::FastRange(hash, num_blocks_));
-      break;
-    case Kind::kStandard:
-      bloom_internal::ForEachStandardBit(hash, num_bits_, num_probes_,
-                                         [this](uint64_t i) {
-                                           __builtin_prefetch(bits_ + (i >> 3));
-                                           return true;
-                                         });
-      break;
-    case Kind::kInvalid:
-      break;
-  }
-}
-
 double BloomFilterReader::bits_per_key() const {
   return num_keys_ == 0
              ? 0.0

@@ -64,12 +64,14 @@
 //   f(k, i) = E[(X_t / B)^k],
 // computed from the occupancy distribution of X_t by the recurrence
 //   P_t(x) = P_{t-1}(x) x/B + P_{t-1}(x-1) (B-x+1)/B
-// (tabled once per process, t <= 4096; past that the classic form is exact
-// to double precision). For a target p we pick the least b for which some k
-// reaches FP(b, k) <= p, and that k. Result: +1%, +3%, +8%, +15% bits over
-// the textbook b at p = 0.1, 0.01, 0.001, 0.0001. Fewer keys than
-// ceil(n b / B) blocks would hold only lower the rate (a binomial count of
-// keys per block is less spread than the Poisson one), so small n is safe.
+// (tabled once per process for t <= 4096; past that a block is so full,
+// mean fill 1 - e^-8, that the classic form is within a few parts per
+// million, and only targets near 1 get there). For a target p we pick the least
+// b for which some k reaches FP(b, k) <= p, and that k. Result: +0.9%, +3.5%,
+// +8.1%, +14.9% bits over the textbook b at p = 0.1, 0.01, 0.001, 0.0001. Fewer
+// keys than ceil(n b / B) blocks would hold only lower the rate (a binomial
+// count of keys per block is less spread than the Poisson one), so small n is
+// safe.
 //
 // ---- Measured vs theoretical -------------------------------------------
 // n = 10,000,000 random-byte keys, probed with keys never added; "model" is
@@ -97,8 +99,10 @@
 // ---- Alignment -------------------------------------------------------------
 // A kBlocked query touches one cache line only if the filter's first byte is
 // 64-byte aligned (blocks start at multiples of 64 from it). The table
-// reader should keep pinned filters in 64-byte-aligned memory; a std::string
-// (16-byte aligned) makes about 3 in 4 blocks straddle two lines.
+// reader should keep pinned filters in 64-byte-aligned memory: a std::string
+// buffer (16-byte aligned) is misaligned 3 times in 4, and then every block
+// straddles two lines (filter_bench BM_ProbeMissLatencyMisaligned: about
+// +10% per miss at 10M and 100M keys on our 2-core VM).
 
 #ifndef SIFT_UTIL_BLOOM_H_
 #define SIFT_UTIL_BLOOM_H_
@@ -146,14 +150,19 @@ double BlockedFpRate(double bits_per_key, int num_probes);
 // BlockedFpRate. For comparison only.
 double BlockedFpRatePutze(double bits_per_key, int num_probes);
 
+// StandardFpRate or BlockedFpRate, by layout.
 double ModelFpRate(FilterLayout layout, double bits_per_key, int num_probes);
 
-// Bits per key and probes for a large filter of the given layout and target.
-// REQUIRES: 0 < fp_chance < 1.
+// The sizing of a large filter: bits per key (not rounded) and probes.
 struct BloomParams {
   double bits_per_key = 0;
   int num_probes = 0;
 };
+
+// The parameters for a large filter of the given layout and target (below
+// kBloomMinFpChance, for that). kStandard: textbook, corrected as above;
+// kBlocked: least bits per key meeting p under BlockedFpRate.
+// REQUIRES: 0 < fp_chance < 1.
 BloomParams ChooseBloomParams(FilterLayout layout, double fp_chance);
 
 // The exact shape of the filter for num_keys keys, given ChooseBloomParams's
@@ -296,9 +305,21 @@ class BloomFilterReader {
   }
 
   // Asks the CPU to start loading the cache line(s) MayContainHash(hash)
-  // will read: one for kBlocked, up to num_probes for kStandard. Issue it
-  // for every file a Get will probe, then probe, to overlap the misses.
-  void Prefetch(uint64_t hash) const;
+  // will read: one for kBlocked, num_probes for kStandard. Issue it for
+  // every file a Get will probe, then probe, to overlap the misses.
+  void Prefetch(uint64_t hash) const {
+    if (kind_ == Kind::kBlocked) {
+      __builtin_prefetch(bits_ +
+                         64 * bloom_internal::FastRange(hash, num_blocks_));
+    } else if (kind_ == Kind::kStandard) {
+      const uint8_t* bits = bits_;
+      bloom_internal::ForEachStandardBit(hash, num_bits_, num_probes_,
+                                         [bits](uint64_t i) {
+                                           __builtin_prefetch(bits + (i >> 3));
+                                           return true;
+                                         });
+    }
+  }
 
   // The trailer's fields; kStandard / 0 for an invalid filter.
   FilterLayout layout() const {
@@ -317,6 +338,8 @@ class BloomFilterReader {
  private:
   enum class Kind : uint8_t { kInvalid, kStandard, kBlocked };
 
+  // Stops at the first clear bit: at the usual fill of one half, a miss
+  // reads two cache lines on average, a hit k.
   bool StandardMayContain(uint64_t hash) const {
     const uint8_t* bits = bits_;
     return bloom_internal::ForEachStandardBit(

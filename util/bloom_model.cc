@@ -14,7 +14,7 @@ constexpr double kLn2 = 0.69314718055994530942;
 constexpr int kBlockBits = static_cast<int>(kBloomBlockBits);
 
 // Draws t <= kMaxTabledDraws are tabled exactly; beyond, a block is so full
-// (mean fill > 1 - e^-8) that the classic form's error is below 1e-12.
+// (mean fill > 1 - e^-8) that the classic form is within a few ppm.
 constexpr int kMaxTabledDraws = 4096;
 
 // f[k][i] = E[(X_{k i} / B)^k] for k = 1..kBloomMaxProbes and k i <= 4096,
@@ -209,54 +209,66 @@ BloomParams ChooseBloomParams(FilterLayout layout, double fp_chance) {
   return BloomParams{b, k};
 }
 
-FilterShape BloomShapeFor(FilterLayout layout, double fp_chance,
-                          const BloomParams& params, uint64_t num_keys) {
+namespace {
+
+// kStandard for n keys: m = ceil(n * textbook), k = round((m / n) ln 2),
+// then the corrections of util/bloom.h (k's rounding, whole bytes, 64-bit
+// minimum, finite-size fill).
+FilterShape StandardShapeFor(double p, const BloomParams& params,
+                             uint64_t num_keys) {
   FilterShape shape;
   shape.num_keys = num_keys;
+  shape.num_probes = params.num_probes;
   const double n = static_cast<double>(num_keys);
-  if (layout == FilterLayout::kBlocked) {
-    const double blocks = std::ceil(n * params.bits_per_key / kBlockBits);
-    shape.num_bits =
-        std::max<uint64_t>(1, static_cast<uint64_t>(blocks)) * kBloomBlockBits;
-    shape.num_probes = params.num_probes;
-    return shape;
-  }
-  // kStandard: m = ceil(n * textbook), k = round((m / n) ln 2), then the
-  // corrections of util/bloom.h (k's rounding, whole bytes, 64-bit minimum).
-  const double p = ClampFpChance(fp_chance);
-  int k = params.num_probes;
   double m = std::ceil(n * TextbookBitsPerKey(p));
   if (num_keys > 0) {
-    k = std::clamp(static_cast<int>(std::lround(m / n * kLn2)), 1,
-                   kBloomMaxProbes);
-    if (StandardFpRate(m / n, k) > p) {
-      m = std::ceil(n * StandardBitsPerKeyFor(p, k));
+    shape.num_probes = std::clamp(static_cast<int>(std::lround(m / n * kLn2)),
+                                  1, kBloomMaxProbes);
+    if (StandardFpRate(m / n, shape.num_probes) > p) {
+      m = std::ceil(n * StandardBitsPerKeyFor(p, shape.num_probes));
     }
   }
   const uint64_t bits =
       std::max<uint64_t>(kBloomMinStandardBits, static_cast<uint64_t>(m));
   shape.num_bits = (bits + 7) / 8 * 8;
-  shape.num_probes = k;
+  if (num_keys == 0) return shape;
+
   // A small array does worse than the asymptotic formula (its fill varies
   // around a mean that is itself a little higher): grow to the least whole
   // byte count whose finite-size rate meets p. A few bytes at most.
-  const auto too_small = [&](uint64_t bits) {
-    return StandardFpRateFinite(bits, num_keys, k) > p;
+  const auto too_small = [&](uint64_t b) {
+    return StandardFpRateFinite(b, num_keys, shape.num_probes) > p;
   };
-  if (num_keys > 0 && too_small(shape.num_bits)) {
-    uint64_t lo = shape.num_bits;  // too small
-    uint64_t step = 8;
-    while (too_small(lo + step)) {
-      lo += step;
-      step *= 2;
-    }
-    uint64_t hi = lo + step;  // large enough
-    while (hi - lo > 8) {
-      const uint64_t mid = lo + (hi - lo) / 16 * 8;
-      (too_small(mid) ? lo : hi) = mid;
-    }
-    shape.num_bits = hi;
+  if (!too_small(shape.num_bits)) return shape;
+  uint64_t lo = shape.num_bits;  // too small
+  uint64_t step = 8;
+  while (too_small(lo + step)) {
+    lo += step;
+    step *= 2;
   }
+  uint64_t hi = lo + step;  // large enough
+  while (hi - lo > 8) {
+    const uint64_t mid = lo + (hi - lo) / 16 * 8;
+    (too_small(mid) ? lo : hi) = mid;
+  }
+  shape.num_bits = hi;
+  return shape;
+}
+
+}  // namespace
+
+FilterShape BloomShapeFor(FilterLayout layout, double fp_chance,
+                          const BloomParams& params, uint64_t num_keys) {
+  if (layout == FilterLayout::kStandard) {
+    return StandardShapeFor(ClampFpChance(fp_chance), params, num_keys);
+  }
+  FilterShape shape;
+  shape.num_keys = num_keys;
+  const double blocks = std::ceil(static_cast<double>(num_keys) *
+                                  params.bits_per_key / kBlockBits);
+  shape.num_bits =
+      std::max<uint64_t>(1, static_cast<uint64_t>(blocks)) * kBloomBlockBits;
+  shape.num_probes = params.num_probes;
   return shape;
 }
 
