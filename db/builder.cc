@@ -26,8 +26,8 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(
   std::string path = TableFileName(dbname, number);
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
                    env->NewWritableFile(path));
-  return std::unique_ptr<OutputFile>(new OutputFile(
-      std::move(path), env, number, std::move(file), options));
+  return std::unique_ptr<OutputFile>(
+      new OutputFile(std::move(path), env, number, std::move(file), options));
 }
 
 absl::Status OutputFile::Finish(TableCache* cache, FileMetaData* meta) {

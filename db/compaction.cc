@@ -112,7 +112,8 @@ std::unique_ptr<Iterator> MakeInputIterator(const Compaction& c,
 // entry of the same key (after the previous entry was kept or not).
 bool VisibleToSomeSnapshot(const std::vector<SequenceNumber>& snapshots,
                            SequenceNumber seq, uint64_t newer_seq) {
-  if (newer_seq > kMaxSequenceNumber) return true;  // the newest: latest sees it
+  if (newer_seq > kMaxSequenceNumber)
+    return true;  // the newest: latest sees it
   auto it = std::lower_bound(snapshots.begin(), snapshots.end(), seq);
   return it != snapshots.end() && *it < newer_seq;
 }
@@ -191,8 +192,7 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
   if (!status.ok()) {
     if (out != nullptr) out->Abandon();
     for (const auto& f : outputs) {
-      ctx.env->RemoveFile(TableFileName(ctx.dbname, f->number))
-          .IgnoreError();
+      ctx.env->RemoveFile(TableFileName(ctx.dbname, f->number)).IgnoreError();
     }
     return status;
   }

@@ -15,8 +15,7 @@ uint64_t TotalBytes(const FileList& files) {
 }
 
 // The user-key range covered by files.
-void Range(const FileList& files, std::string* smallest,
-           std::string* largest) {
+void Range(const FileList& files, std::string* smallest, std::string* largest) {
   smallest->clear();
   largest->clear();
   for (size_t i = 0; i < files.size(); ++i) {
@@ -53,8 +52,8 @@ std::unique_ptr<Compaction> VersionSet::PickCompaction() {
     // Level-0 files overlap: take every file overlapping the pick.
     std::string smallest, largest;
     Range(c->inputs(0), &smallest, &largest);
-    c->inputs(0) = current_->GetOverlappingInputs(
-        0, ExtractUserKey(smallest), ExtractUserKey(largest));
+    c->inputs(0) = current_->GetOverlappingInputs(0, ExtractUserKey(smallest),
+                                                  ExtractUserKey(largest));
   }
   SetupOtherInputs(c.get());
   return c;

@@ -31,12 +31,12 @@ void DBImpl::RecordBackgroundError(const absl::Status& s) {
 
 bool DBImpl::HasBackgroundWork() const {
   return bg_error_.ok() &&
-         (imm_ != nullptr || manual_ != nullptr ||
+         (imm_ != nullptr || (manual_ != nullptr && !manual_->done) ||
           versions_->NeedsCompaction());
 }
 
 void DBImpl::BackgroundLoop() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   while (true) {
     while (!shutting_down_ && !HasBackgroundWork()) bg_cv_.Wait(&mu_);
     if (shutting_down_) break;
@@ -44,7 +44,7 @@ void DBImpl::BackgroundLoop() {
     absl::Status s;
     if (imm_ != nullptr) {
       s = FlushImmutable();
-    } else if (manual_ != nullptr) {
+    } else if (manual_ != nullptr && !manual_->done) {
       s = ManualCompactionStep();
     } else {
       s = BackgroundCompaction();
@@ -116,7 +116,7 @@ absl::Status DBImpl::DoCompaction(Compaction* c) {
     ctx.stats = &stats_;
     std::vector<uint64_t> numbers;
     ctx.new_file_number = [this, &numbers] {
-      absl::MutexLock l(&mu_);
+      MutexLock l(&mu_);
       const uint64_t n = versions_->NewFileNumber();
       pending_outputs_.insert(n);
       numbers.push_back(n);
@@ -189,7 +189,7 @@ absl::Status DBImpl::RunManual(int level, bool rewrite,
   m.rewrite = rewrite;
   if (begin) m.begin.emplace(*begin);
   if (end) m.end.emplace(*end);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   m.max_file_number = versions_->NewFileNumber();
   while (manual_ != nullptr && bg_error_.ok() && !shutting_down_) {
     bg_cv_.Wait(&mu_);
@@ -209,7 +209,7 @@ absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
   RETURN_IF_ERROR(Flush());
   int max_level = 0;
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     const auto v = versions_->current();
     for (int level = 0; level < config::kNumLevels; ++level) {
       if (v->OverlapInLevel(level, begin, end)) max_level = level;
@@ -226,13 +226,13 @@ absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
 
 absl::Status DBImpl::Flush() {
   RETURN_IF_ERROR(Write(WriteOptions(), nullptr));
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   while (imm_ != nullptr && bg_error_.ok()) bg_cv_.Wait(&mu_);
   return bg_error_;
 }
 
 absl::Status DBImpl::WaitForCompaction() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   while ((HasBackgroundWork() || bg_running_) && bg_error_.ok()) {
     bg_cv_.Wait(&mu_);
   }
@@ -252,8 +252,7 @@ void DBImpl::DeleteObsoleteFiles() {
     bool keep = true;
     switch (type) {
       case FileType::kLog:
-        keep = number >= versions_->log_number() ||
-               number == logfile_number_;
+        keep = number >= versions_->log_number() || number == logfile_number_;
         break;
       case FileType::kManifest:
         keep = number >= versions_->durable_manifest_number();

@@ -39,8 +39,8 @@ absl::Status ValidateOptions(const Options& o) {
   RETURN_IF_ERROR(ValidateTableOptions(o));
   RETURN_IF_ERROR(CheckRange("write_buffer_size", o.write_buffer_size,
                              size_t{1} << 10, size_t{4} << 30));
-  RETURN_IF_ERROR(CheckRange("max_file_size", o.max_file_size,
-                             size_t{1} << 10, size_t{4} << 30));
+  RETURN_IF_ERROR(CheckRange("max_file_size", o.max_file_size, size_t{1} << 10,
+                             size_t{4} << 30));
   if (o.level0_compaction_trigger < 1 || o.level0_compaction_trigger > 100) {
     return absl::InvalidArgumentError(
         absl::StrCat("Options::level0_compaction_trigger must be in [1, 100], "
@@ -75,22 +75,20 @@ DBImpl::DBImpl(const Options& options, std::string dbname)
       env_(options_.env),
       block_cache_(std::make_unique<BlockCache>(options_.block_cache_capacity)),
       table_cache_(std::make_unique<TableCache>(
-          dbname_, env_, options_.max_open_files, block_cache_.get())) {
-  absl::MutexLock l(&mu_);
-  versions_ = std::make_unique<VersionSet>(dbname_, options_,
-                                           table_cache_.get(), env_);
-}
+          dbname_, env_, options_.max_open_files, block_cache_.get())),
+      versions_(std::make_unique<VersionSet>(dbname_, options_,
+                                             table_cache_.get(), env_)) {}
 
 std::shared_ptr<MemTable> DBImpl::NewMemTable() const {
   // A whole-key filter of write_buffer_size / 2 bits: about 60 bits per key
   // at 100-byte entries, so a miss almost never walks the skip list.
-  const size_t bits = std::min<size_t>(options_.write_buffer_size / 2,
-                                       size_t{64} << 20);
+  const size_t bits =
+      std::min<size_t>(options_.write_buffer_size / 2, size_t{64} << 20);
   return std::make_shared<MemTable>(bits);
 }
 
 absl::Status DBImpl::OpenImpl() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   VersionEdit edit;
   RETURN_IF_ERROR(Recover(&edit));
   RETURN_IF_ERROR(NewLogFile());
@@ -105,12 +103,12 @@ absl::Status DBImpl::OpenImpl() {
 
 DBImpl::~DBImpl() {
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     shutting_down_ = true;
     bg_cv_.SignalAll();
   }
   if (bg_thread_.joinable()) bg_thread_.join();
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   if (logfile_ != nullptr) logfile_->Close().IgnoreError();
 }
 
@@ -119,12 +117,12 @@ void DBImpl::InstallReadView() {
   view->mem = mem_;
   view->imm = imm_;
   view->version = versions_->current();
-  absl::MutexLock l(&view_mu_);
+  MutexLock l(&view_mu_);
   view_ = std::move(view);
 }
 
 std::shared_ptr<const ReadView> DBImpl::CurrentView() const {
-  absl::ReaderMutexLock l(&view_mu_);
+  ReaderMutexLock l(&view_mu_);
   return view_;
 }
 
@@ -182,7 +180,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
 }
 
 const Snapshot* DBImpl::GetSnapshot() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   const SequenceNumber seq = versions_->LastSequence();
   snapshots_.insert(seq);
   return new SnapshotImpl(seq);
@@ -192,7 +190,7 @@ void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
   if (snapshot == nullptr) return;
   const auto* s = static_cast<const SnapshotImpl*>(snapshot);
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     auto it = snapshots_.find(s->sequence);
     if (it != snapshots_.end()) snapshots_.erase(it);
   }

@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "db/dbformat.h"
 #include "db/log_writer.h"
 #include "db/memtable.h"
@@ -33,6 +32,7 @@
 #include "db/version_set.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "util/mutex.h"
 
 namespace sift {
 
@@ -121,13 +121,15 @@ class DBImpl final : public DB {
   std::unique_ptr<BlockCache> block_cache_;
   std::unique_ptr<TableCache> table_cache_;
 
-  mutable absl::Mutex view_mu_;
+  mutable Mutex view_mu_;
   std::shared_ptr<const ReadView> view_ ABSL_GUARDED_BY(view_mu_);
 
-  absl::Mutex mu_;
-  absl::CondVar bg_cv_;  // background work done / state changed
+  Mutex mu_;
+  CondVar bg_cv_;  // background work done / state changed
   std::unique_ptr<FileLock> db_lock_;
-  std::unique_ptr<VersionSet> versions_ ABSL_GUARDED_BY(mu_);
+  // Fixed at construction. Used only with mu_ held, except LastSequence(),
+  // which is atomic (readers take their sequence without the mutex).
+  const std::unique_ptr<VersionSet> versions_;
   std::shared_ptr<MemTable> mem_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<MemTable> imm_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<WritableFile> logfile_ ABSL_GUARDED_BY(mu_);

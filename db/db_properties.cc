@@ -38,7 +38,7 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
   std::shared_ptr<const Version> v;
   size_t mem_bytes = 0;
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     v = versions_->current();
     mem_bytes = mem_->ApproximateMemoryUsage() +
                 (imm_ != nullptr ? imm_->ApproximateMemoryUsage() : 0);
@@ -63,18 +63,17 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
           level == 0 ? 0
                      : static_cast<double>(versions_->MaxBytesForLevel(level)) /
                            1048576.0;
-      absl::StrAppendFormat(&s, "%5d %5d %9.2f %11.1f  %s\n", level,
-                            v->NumFiles(level),
-                            static_cast<double>(v->LevelBytes(level)) /
-                                1048576.0,
-                            target, FpChances(v->files[level]));
+      absl::StrAppendFormat(
+          &s, "%5d %5d %9.2f %11.1f  %s\n", level, v->NumFiles(level),
+          static_cast<double>(v->LevelBytes(level)) / 1048576.0, target,
+          FpChances(v->files[level]));
     }
     return s;
   }
   if (what == "filter-stats") {
-    std::string s = absl::StrFormat(
-        "%-5s %12s %12s %12s %12s %10s  %s\n", "Level", "checked", "useful",
-        "positive", "true_pos", "observed", "fp_chance");
+    std::string s = absl::StrFormat("%-5s %12s %12s %12s %12s %10s  %s\n",
+                                    "Level", "checked", "useful", "positive",
+                                    "true_pos", "observed", "fp_chance");
     for (int level = 0; level < config::kNumLevels; ++level) {
       const auto& c = stats.level[level];
       absl::StrAppendFormat(
@@ -83,13 +82,12 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
           c[kBloomFilterFullPositive], c[kBloomFilterFullTruePositive],
           stats.ObservedFpRateAtLevel(level), FpChances(v->files[level]));
     }
-    absl::StrAppendFormat(&s, "%-5s %12u %12u %12u %12u %10.6f  %g\n", "total",
-                          stats.Get(kBloomFilterChecked),
-                          stats.Get(kBloomFilterUseful),
-                          stats.Get(kBloomFilterFullPositive),
-                          stats.Get(kBloomFilterFullTruePositive),
-                          stats.ObservedFpRate(),
-                          options_.bloom_filter_fp_chance);
+    absl::StrAppendFormat(
+        &s, "%-5s %12u %12u %12u %12u %10.6f  %g\n", "total",
+        stats.Get(kBloomFilterChecked), stats.Get(kBloomFilterUseful),
+        stats.Get(kBloomFilterFullPositive),
+        stats.Get(kBloomFilterFullTruePositive), stats.ObservedFpRate(),
+        options_.bloom_filter_fp_chance);
     return s;
   }
   if (what == "memory") {
@@ -104,8 +102,7 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
     for (int level = 0; level < config::kNumLevels; ++level) {
       absl::StrAppendFormat(&s, "--- level %d ---\n", level);
       for (const auto& f : v->files[level]) {
-        absl::StrAppendFormat(&s, " %u:%u[%s .. %s]\n", f->number,
-                              f->file_size,
+        absl::StrAppendFormat(&s, " %u:%u[%s .. %s]\n", f->number, f->file_size,
                               InternalKeyDebugString(f->smallest),
                               InternalKeyDebugString(f->largest));
       }
@@ -118,7 +115,7 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
                           stats.ObservedFpRate(),
                           options_.bloom_filter_fp_chance);
     {
-      absl::MutexLock l(&mu_);
+      MutexLock l(&mu_);
       absl::StrAppend(&s, versions_->LevelSummary(), "\n");
     }
     return s;

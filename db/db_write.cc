@@ -15,7 +15,7 @@ struct DBImpl::Writer {
   const bool sync;
   bool done = false;
   absl::Status status;
-  absl::CondVar cv;
+  CondVar cv;
 };
 
 absl::Status DBImpl::Put(const WriteOptions& options, std::string_view key,
@@ -25,8 +25,7 @@ absl::Status DBImpl::Put(const WriteOptions& options, std::string_view key,
   return Write(options, &batch);
 }
 
-absl::Status DBImpl::Delete(const WriteOptions& options,
-                            std::string_view key) {
+absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
   WriteBatch batch;
   batch.Delete(key);
   return Write(options, &batch);
@@ -34,7 +33,7 @@ absl::Status DBImpl::Delete(const WriteOptions& options,
 
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   Writer w(batch, options.sync);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   writers_.push_back(&w);
   while (!w.done && &w != writers_.front()) w.cv.Wait(&mu_);
   if (w.done) return w.status;
@@ -145,8 +144,7 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
   while (true) {
     RETURN_IF_ERROR(bg_error_);
     const int l0_files = versions_->current()->NumFiles(0);
-    const size_t used =
-        mem_->ApproximateMemoryUsage() - mem_->FilterMemory();
+    const size_t used = mem_->ApproximateMemoryUsage() - mem_->FilterMemory();
     if (allow_delay && l0_files >= slowdown) {
       // Give compaction a millisecond of this writer's time, once per
       // write, rather than stall writers all at once later.

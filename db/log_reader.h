@@ -31,7 +31,6 @@ class Reader {
   // Offset of the start of the last record returned.
   uint64_t last_record_offset() const { return last_record_offset_; }
 
-
  private:
   enum class Fragment { kOk, kEof, kBad };
   // Parses the fragment at pos_. kBad sets bad_offset_.

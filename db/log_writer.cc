@@ -47,8 +47,7 @@ absl::Status Writer::AddRecord(std::string_view record) {
   return absl::OkStatus();
 }
 
-absl::Status Writer::EmitFragment(RecordType type, const char* data,
-                                  size_t n) {
+absl::Status Writer::EmitFragment(RecordType type, const char* data, size_t n) {
   char header[kHeaderSize];
   header[4] = static_cast<char>(n & 0xff);
   header[5] = static_cast<char>(n >> 8);

@@ -33,7 +33,7 @@ class Writer {
 
   WritableFile* const dest_;
   uint64_t offset_;
-  size_t block_offset_;  // position within the current block
+  size_t block_offset_;                    // position within the current block
   uint32_t type_crc_[kMaxRecordType + 1];  // crc32c of each type byte
 };
 

@@ -102,8 +102,8 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, uint64_t hash,
   // it belongs to the same user key.
   const char* entry = it.key();
   uint32_t ikey_len;
-  const char* ikey = GetVarint32Ptr(entry, entry + kMaxVarint32Bytes,
-                                    &ikey_len);
+  const char* ikey =
+      GetVarint32Ptr(entry, entry + kMaxVarint32Bytes, &ikey_len);
   const std::string_view ik(ikey, ikey_len);
   if (ExtractUserKey(ik) != key.user_key()) return GetResult::kNotFound;
   if ((ExtractTrailer(ik) & 0xff) == kTypeDeletion) return GetResult::kDeleted;

@@ -26,9 +26,9 @@ class NullHandler final : public WriteBatch::Handler {
 absl::Status DBImpl::Recover(VersionEdit* edit) {
   absl::Status s = env_->CreateDir(dbname_);
   if (!s.ok()) {
-    return absl::Status(s.code(), absl::StrCat("cannot use ", dbname_,
-                                               " as a database directory: ",
-                                               s.message()));
+    return absl::Status(
+        s.code(), absl::StrCat("cannot use ", dbname_,
+                               " as a database directory: ", s.message()));
   }
   ASSIGN_OR_RETURN(db_lock_, env_->LockFile(LockFileName(dbname_)));
 
@@ -48,8 +48,7 @@ absl::Status DBImpl::Recover(VersionEdit* edit) {
           (type == FileType::kLog || type == FileType::kTable ||
            type == FileType::kManifest)) {
         return absl::DataLossError(absl::StrCat(
-            dbname_, ": has database files (", name,
-            ") but no CURRENT file"));
+            dbname_, ": has database files (", name, ") but no CURRENT file"));
       }
     }
     RETURN_IF_ERROR(versions_->CreateNew());
@@ -100,9 +99,9 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
     absl::Status s = WriteBatchInternal::SetContents(&batch, record);
     if (s.ok()) s = batch.Iterate(&check);
     if (!s.ok()) {
-      return absl::DataLossError(absl::StrCat(
-          name, ": record at offset ", reader.last_record_offset(), ": ",
-          s.message()));
+      return absl::DataLossError(absl::StrCat(name, ": record at offset ",
+                                              reader.last_record_offset(), ": ",
+                                              s.message()));
     }
     if (mem == nullptr) mem = NewMemTable();
     RETURN_IF_ERROR(WriteBatchInternal::InsertInto(&batch, mem.get()));

@@ -80,8 +80,7 @@ void StatisticsImpl::Add(const LocalStats& local) {
   for (int i = 0; i < local.size; ++i) {
     const LocalStats::Entry& e = local.entries[i];
     auto& c = shard.counts[e.level + 1][e.ticker];
-    c.store(c.load(std::memory_order_relaxed) + e.n,
-            std::memory_order_relaxed);
+    c.store(c.load(std::memory_order_relaxed) + e.n, std::memory_order_relaxed);
   }
 }
 

@@ -36,8 +36,8 @@ struct LocalStats {
         entries[size - 1].ticker == t) {
       entries[size - 1].n += n;
     } else if (size < kMax) {
-      entries[size++] = Entry{static_cast<int8_t>(level),
-                              static_cast<uint8_t>(t), n};
+      entries[size++] =
+          Entry{static_cast<int8_t>(level), static_cast<uint8_t>(t), n};
     }
   }
 };

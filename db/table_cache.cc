@@ -28,13 +28,13 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(uint64_t number,
   filter_bytes_.fetch_add(filter);
   index_bytes_.fetch_add(index);
   // The deleter keeps the counters true however the table is dropped.
-  return std::shared_ptr<const Table>(
-      table.release(), [this, filter, index](const Table* t) {
-        open_tables_.fetch_sub(1);
-        filter_bytes_.fetch_sub(filter);
-        index_bytes_.fetch_sub(index);
-        delete t;
-      });
+  return std::shared_ptr<const Table>(table.release(),
+                                      [this, filter, index](const Table* t) {
+                                        open_tables_.fetch_sub(1);
+                                        filter_bytes_.fetch_sub(filter);
+                                        index_bytes_.fetch_sub(index);
+                                        delete t;
+                                      });
 }
 
 absl::Status TableCache::PinOrOpen(FileMetaData* f) {
@@ -43,8 +43,8 @@ absl::Status TableCache::PinOrOpen(FileMetaData* f) {
                      Open(f->number, f->file_size));
     pinned_.fetch_add(1);
     // Unpin when the FileMetaData (the file's last Version) goes away.
-    f->table = std::shared_ptr<const Table>(
-        t.get(), [this, t](const Table*) mutable {
+    f->table =
+        std::shared_ptr<const Table>(t.get(), [this, t](const Table*) mutable {
           pinned_.fetch_sub(1);
           t.reset();
         });
@@ -58,8 +58,7 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::Get(
   if (f.table != nullptr) return f.table;
   const CacheKey key{f.number, 0};
   if (std::shared_ptr<const Table> t = lru_.Lookup(key)) return t;
-  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t,
-                   Open(f.number, f.file_size));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t, Open(f.number, f.file_size));
   return lru_.Insert(key, std::move(t), 1);
 }
 

@@ -108,8 +108,9 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   return absl::OkStatus();
 }
 
-void Version::AddIterators(const ReadOptions& options, TableCache* cache,
-                           std::vector<std::unique_ptr<Iterator>>* iters) const {
+void Version::AddIterators(
+    const ReadOptions& options, TableCache* cache,
+    std::vector<std::unique_ptr<Iterator>>* iters) const {
   for (const auto& f : files[0]) {
     auto t = cache->Get(*f);
     if (!t.ok()) {
@@ -144,8 +145,7 @@ bool Version::OverlapInLevel(int level,
   size_t i = 0;
   if (smallest) {
     std::string probe;
-    AppendInternalKey(&probe, *smallest, kMaxSequenceNumber,
-                      kValueTypeForSeek);
+    AppendInternalKey(&probe, *smallest, kMaxSequenceNumber, kValueTypeForSeek);
     i = FindFile(fl, probe);
   }
   if (i >= fl.size()) return false;
@@ -198,8 +198,7 @@ int Version::PickLevelForMemTableOutput(std::string_view smallest,
     if (OverlapInLevel(level + 1, smallest, largest)) break;
     if (level + 2 < config::kNumLevels) {
       uint64_t overlap = 0;
-      for (const auto& f :
-           GetOverlappingInputs(level + 2, smallest, largest)) {
+      for (const auto& f : GetOverlappingInputs(level + 2, smallest, largest)) {
         overlap += f->file_size;
       }
       if (overlap > 10 * max_file_size) break;

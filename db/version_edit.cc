@@ -139,8 +139,8 @@ absl::Status VersionEdit::DecodeFrom(std::string_view src) {
             absl::StrCat("VersionEdit: unknown tag ", tag, " at byte ", at));
     }
     if (!ok) {
-      return absl::DataLossError(
-          absl::StrCat("VersionEdit: bad field for tag ", tag, " at byte ", at));
+      return absl::DataLossError(absl::StrCat("VersionEdit: bad field for tag ",
+                                              tag, " at byte ", at));
     }
   }
   return absl::OkStatus();

@@ -50,9 +50,9 @@ class VersionSet::Builder {
       });
       for (size_t i = 1; i < out.size(); ++i) {
         if (CompareInternalKeys(out[i - 1]->largest, out[i]->smallest) >= 0) {
-          return absl::DataLossError(absl::StrCat(
-              "files ", out[i - 1]->number, " and ", out[i]->number,
-              " overlap at level ", level));
+          return absl::DataLossError(absl::StrCat("files ", out[i - 1]->number,
+                                                  " and ", out[i]->number,
+                                                  " overlap at level ", level));
         }
       }
     }
@@ -95,11 +95,11 @@ void VersionSet::Finalize(Version* v) const {
   int best_level = -1;
   double best_score = -1;
   for (int level = 0; level < config::kNumLevels - 1; ++level) {
-    const double score =
-        level == 0 ? static_cast<double>(v->NumFiles(0)) /
-                         options_.level0_compaction_trigger
-                   : static_cast<double>(v->LevelBytes(level)) /
-                         static_cast<double>(MaxBytesForLevel(level));
+    const double score = level == 0
+                             ? static_cast<double>(v->NumFiles(0)) /
+                                   options_.level0_compaction_trigger
+                             : static_cast<double>(v->LevelBytes(level)) /
+                                   static_cast<double>(MaxBytesForLevel(level));
     if (score > best_score) {
       best_level = level;
       best_score = score;
@@ -134,7 +134,7 @@ absl::Status VersionSet::CreateNew() {
   return absl::OkStatus();  // the MANIFEST is written by the first LogAndApply
 }
 
-absl::Status VersionSet::LogAndApply(VersionEdit* edit, absl::Mutex* mu) {
+absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   if (edit->log_number_) {
     MarkFileNumberUsed(*edit->log_number_);
   } else {
@@ -203,9 +203,9 @@ absl::Status VersionSet::ReadManifest(const std::string& name,
     VersionEdit edit;
     absl::Status s = edit.DecodeFrom(record);
     if (!s.ok()) {
-      return absl::DataLossError(absl::StrCat(
-          name, ": record at offset ", reader.last_record_offset(), ": ",
-          s.message()));
+      return absl::DataLossError(absl::StrCat(name, ": record at offset ",
+                                              reader.last_record_offset(), ": ",
+                                              s.message()));
     }
     if (first && !edit.has_comparator_) {
       return absl::DataLossError(
@@ -240,8 +240,7 @@ absl::Status VersionSet::Recover() {
   current.pop_back();
   uint64_t number;
   FileType type;
-  if (!ParseFileName(current, &number, &type) ||
-      type != FileType::kManifest) {
+  if (!ParseFileName(current, &number, &type) || type != FileType::kManifest) {
     return absl::DataLossError(absl::StrCat(
         CurrentFileName(dbname_), ": names '", current, "', not a MANIFEST"));
   }
@@ -250,15 +249,16 @@ absl::Status VersionSet::Recover() {
   Builder builder(current_.get());
   absl::Status s = ReadManifest(manifest, &merged, &builder);
   if (absl::IsNotFound(s)) {
-    return absl::DataLossError(absl::StrCat(
-        "CURRENT names ", manifest, ", which does not exist"));
+    return absl::DataLossError(
+        absl::StrCat("CURRENT names ", manifest, ", which does not exist"));
   }
   RETURN_IF_ERROR(s);
   if (!merged.next_file_number_ || !merged.log_number_ ||
       !merged.last_sequence_) {
     return absl::DataLossError(
-        absl::StrCat(manifest, ": no next file number, log number or last "
-                               "sequence"));
+        absl::StrCat(manifest,
+                     ": no next file number, log number or last "
+                     "sequence"));
   }
   auto v = std::make_shared<Version>();
   RETURN_IF_ERROR(builder.SaveTo(v.get()));
@@ -268,14 +268,14 @@ absl::Status VersionSet::Recover() {
       const std::string name = TableFileName(dbname_, f->number);
       auto size = env_->GetFileSize(name);
       if (!size.ok()) {
-        return absl::DataLossError(absl::StrCat(
-            manifest, " names table ", name, ", which cannot be read: ",
-            size.status().message()));
+        return absl::DataLossError(
+            absl::StrCat(manifest, " names table ", name,
+                         ", which cannot be read: ", size.status().message()));
       }
       if (*size != f->file_size) {
-        return absl::DataLossError(absl::StrCat(
-            name, ": size ", *size, " differs from the ", f->file_size,
-            " bytes recorded in ", manifest));
+        return absl::DataLossError(
+            absl::StrCat(name, ": size ", *size, " differs from the ",
+                         f->file_size, " bytes recorded in ", manifest));
       }
       RETURN_IF_ERROR(table_cache_->PinOrOpen(f.get()));
     }

@@ -20,7 +20,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "db/dbformat.h"
 #include "db/log_writer.h"
 #include "db/statistics_impl.h"
@@ -29,6 +28,7 @@
 #include "sift/env.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
+#include "util/mutex.h"
 
 namespace sift {
 
@@ -68,7 +68,9 @@ class Version {
                                  std::string_view largest,
                                  uint64_t max_file_size) const;
 
-  int NumFiles(int level) const { return static_cast<int>(files[level].size()); }
+  int NumFiles(int level) const {
+    return static_cast<int>(files[level].size());
+  }
   uint64_t LevelBytes(int level) const;
 
   // Set by VersionSet::Finalize: the level most in need of compaction and
@@ -101,7 +103,7 @@ class VersionSet {
   // syncs, and installs the result as current. The mutex is released while
   // writing. REQUIRES: *mu held; only one caller at a time (the background
   // thread, or Open).
-  absl::Status LogAndApply(VersionEdit* edit, absl::Mutex* mu)
+  absl::Status LogAndApply(VersionEdit* edit, Mutex* mu)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
   std::shared_ptr<const Version> current() const { return current_; }
@@ -130,9 +132,7 @@ class VersionSet {
   void AddLiveFiles(std::set<uint64_t>* live);
 
   // Compaction picking (compaction_picker.cc). Null when nothing is due.
-  bool NeedsCompaction() const {
-    return current_->compaction_score >= 1;
-  }
+  bool NeedsCompaction() const { return current_->compaction_score >= 1; }
   std::unique_ptr<Compaction> PickCompaction();
   // A compaction of [begin, end] (user keys) from level into level + 1;
   // null if no file at level overlaps. REQUIRES: level < kNumLevels - 1.

@@ -61,9 +61,8 @@ absl::Status WriteBatch::Iterate(Handler* handler) const {
     ++found;
   }
   if (found != Count()) {
-    return absl::DataLossError(absl::StrCat("write batch holds ", found,
-                                            " entries but its header says ",
-                                            Count()));
+    return absl::DataLossError(absl::StrCat(
+        "write batch holds ", found, " entries but its header says ", Count()));
   }
   return absl::OkStatus();
 }

@@ -20,9 +20,10 @@ Block::Block(BlockContents contents)
   const uint64_t max_restarts = (data_.size() - sizeof(uint32_t)) / 4;
   const uint32_t n = DecodeFixed32(data_.data() + data_.size() - 4);
   if (n == 0 || n > max_restarts) {
-    status_ = absl::DataLossError(
-        absl::StrCat("block restart count ", n, " is impossible for a block "
-                     "of ", data_.size(), " bytes"));
+    status_ = absl::DataLossError(absl::StrCat("block restart count ", n,
+                                               " is impossible for a block "
+                                               "of ",
+                                               data_.size(), " bytes"));
     return;
   }
   const uint32_t restart_offset =
@@ -93,8 +94,8 @@ bool Block::Iter::ParseNextKey() {
   if (p == nullptr || shared > key_.size() ||
       non_shared > static_cast<uint64_t>(limit - p) ||
       value_length > static_cast<uint64_t>(limit - p) - non_shared) {
-    MarkCorrupted(absl::StrCat("corrupted block entry at block offset ",
-                               current_));
+    MarkCorrupted(
+        absl::StrCat("corrupted block entry at block offset ", current_));
     return false;
   }
   key_.resize(shared);
@@ -154,8 +155,8 @@ void Block::Iter::Seek(std::string_view target) {
     if (p != nullptr) p = GetVarint32PtrFast(p, limit, &value_length);
     if (p == nullptr || shared != 0 ||
         non_shared > static_cast<uint64_t>(limit - p)) {
-      MarkCorrupted(absl::StrCat("corrupted restart entry at block offset ",
-                                 offset));
+      MarkCorrupted(
+          absl::StrCat("corrupted restart entry at block offset ", offset));
       return;
     }
     if (cmp_(std::string_view(p, non_shared), target) < 0) {

@@ -56,10 +56,9 @@ absl::Status Footer::DecodeFrom(std::string_view input,
   index.size = DecodeFixed64(p + 24);
   format_version = DecodeFixed32(p + 32);
   if (format_version != kTableFormatVersion) {
-    return absl::UnimplementedError(
-        absl::StrCat(file, ": unsupported table format version ",
-                     format_version, " (this build reads version ",
-                     kTableFormatVersion, ")"));
+    return absl::UnimplementedError(absl::StrCat(
+        file, ": unsupported table format version ", format_version,
+        " (this build reads version ", kTableFormatVersion, ")"));
   }
   return absl::OkStatus();
 }
@@ -76,9 +75,9 @@ void AppendBlockTrailer(std::string_view contents, BlockType type,
 
 absl::Status CorruptionError(const std::string& file, uint64_t offset,
                              std::string_view what) {
-  return absl::DataLossError(absl::StrCat(
-      file, ": ", absl::string_view(what.data(), what.size()), " at offset ",
-      offset));
+  return absl::DataLossError(
+      absl::StrCat(file, ": ", absl::string_view(what.data(), what.size()),
+                   " at offset ", offset));
 }
 
 absl::Status ReadBlock(const RandomAccessFile& file,
@@ -100,8 +99,7 @@ absl::Status ReadBlock(const RandomAccessFile& file,
   const char* data = raw.data();
   const uint32_t stored = crc32c::Unmask(DecodeFixed32(data + n + 1));
   if (stored != crc32c::Value(data, n + 1)) {
-    return CorruptionError(file_name, handle.offset,
-                           "block checksum mismatch");
+    return CorruptionError(file_name, handle.offset, "block checksum mismatch");
   }
   switch (static_cast<uint8_t>(data[n])) {
     case kRawBlock:

@@ -69,16 +69,15 @@ void ShortenInternalSuccessor(std::string* key) {
 std::string InternalKeyDebugString(std::string_view ikey) {
   ParsedInternalKey parsed;
   if (!ParseInternalKey(ikey, &parsed)) {
-    return absl::StrCat("(bad internal key) '",
-                        absl::CEscape(absl::string_view(ikey.data(),
-                                                        ikey.size())),
-                        "'");
+    return absl::StrCat(
+        "(bad internal key) '",
+        absl::CEscape(absl::string_view(ikey.data(), ikey.size())), "'");
   }
-  return absl::StrCat(
-      "'",
-      absl::CEscape(absl::string_view(parsed.user_key.data(),
-                                      parsed.user_key.size())),
-      "' @ ", parsed.sequence, " : ", static_cast<int>(parsed.type));
+  return absl::StrCat("'",
+                      absl::CEscape(absl::string_view(parsed.user_key.data(),
+                                                      parsed.user_key.size())),
+                      "' @ ", parsed.sequence, " : ",
+                      static_cast<int>(parsed.type));
 }
 
 }  // namespace sift

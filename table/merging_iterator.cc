@@ -84,9 +84,8 @@ class MergingIterator final : public Iterator {
   void FindSmallest() {
     Iterator* smallest = nullptr;
     for (auto& c : children_) {
-      if (c->Valid() &&
-          (smallest == nullptr ||
-           CompareInternalKeys(c->key(), smallest->key()) < 0)) {
+      if (c->Valid() && (smallest == nullptr ||
+                         CompareInternalKeys(c->key(), smallest->key()) < 0)) {
         smallest = c.get();
       }
     }
@@ -97,9 +96,8 @@ class MergingIterator final : public Iterator {
     Iterator* largest = nullptr;
     for (auto it = children_.rbegin(); it != children_.rend(); ++it) {
       Iterator* c = it->get();
-      if (c->Valid() &&
-          (largest == nullptr ||
-           CompareInternalKeys(c->key(), largest->key()) > 0)) {
+      if (c->Valid() && (largest == nullptr ||
+                         CompareInternalKeys(c->key(), largest->key()) > 0)) {
         largest = c;
       }
     }

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <map>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "table/block_builder.h"
 #include "util/coding.h"
@@ -111,9 +111,9 @@ absl::Status DecodeProperties(const Block& block, TableProperties* p) {
       p->smallest_key.assign(value);
     }
     if (!ok) {
-      return absl::DataLossError(absl::StrCat(
-          "bad value for table property ",
-          absl::string_view(name.data(), name.size())));
+      return absl::DataLossError(
+          absl::StrCat("bad value for table property ",
+                       absl::string_view(name.data(), name.size())));
     }
   }
   return it->status();
@@ -131,26 +131,23 @@ std::string TableProperties::ToString() const {
   absl::StrAppendFormat(&s, "data blocks total size: %u\n", data_size);
   absl::StrAppendFormat(&s, "index block size: %u\n", index_size);
   absl::StrAppendFormat(&s, "filter block size: %u\n", filter_size);
-  absl::StrAppendFormat(&s, "compression: %s\n",
-                        compression == Compression::kSnappy ? "snappy"
-                                                            : "none");
+  absl::StrAppendFormat(
+      &s, "compression: %s\n",
+      compression == Compression::kSnappy ? "snappy" : "none");
   if (filter_size == 0) {
     absl::StrAppendFormat(&s, "filter: none (fp chance %g)\n",
                           bloom_filter_fp_chance);
   } else {
-    absl::StrAppendFormat(&s, "filter layout: %s\n",
-                          LayoutName(filter_layout));
-    absl::StrAppendFormat(&s, "filter fp chance: %g\n",
-                          bloom_filter_fp_chance);
+    absl::StrAppendFormat(&s, "filter layout: %s\n", LayoutName(filter_layout));
+    absl::StrAppendFormat(&s, "filter fp chance: %g\n", bloom_filter_fp_chance);
     absl::StrAppendFormat(&s, "filter keys: %u\n", filter_num_keys);
     absl::StrAppendFormat(&s, "filter bits per key: %.3f\n",
                           filter_bits_per_key);
     absl::StrAppendFormat(&s, "filter probes: %u\n", filter_num_probes);
   }
-  absl::StrAppendFormat(
-      &s, "smallest key: '%s'\n",
-      absl::CEscape(absl::string_view(smallest_key.data(),
-                                      smallest_key.size())));
+  absl::StrAppendFormat(&s, "smallest key: '%s'\n",
+                        absl::CEscape(absl::string_view(smallest_key.data(),
+                                                        smallest_key.size())));
   absl::StrAppendFormat(
       &s, "largest key: '%s'\n",
       absl::CEscape(absl::string_view(largest_key.data(), largest_key.size())));

@@ -31,7 +31,8 @@ absl::Status SstFileReader::Open(const std::string& path) {
   ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    env->NewRandomAccessFile(path));
-  rep_->cache = std::make_unique<BlockCache>(rep_->options.block_cache_capacity);
+  rep_->cache =
+      std::make_unique<BlockCache>(rep_->options.block_cache_capacity);
   ASSIGN_OR_RETURN(rep_->table,
                    Table::Open(path, std::move(file), size, rep_->cache.get()));
   return absl::OkStatus();
@@ -62,8 +63,7 @@ bool SstFileReader::KeyMayMatch(std::string_view key) const {
 std::unique_ptr<Iterator> SstFileReader::NewIterator(
     const ReadOptions& options) {
   if (rep_->table == nullptr) return NewEmptyIterator(NotOpen());
-  return NewUserIterator(rep_->table->NewIterator(options),
-                         kMaxSequenceNumber);
+  return NewUserIterator(rep_->table->NewIterator(options), kMaxSequenceNumber);
 }
 
 const TableProperties& SstFileReader::GetProperties() const {

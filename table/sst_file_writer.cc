@@ -3,8 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "sift/env.h"
 #include "table/internal_key.h"
 #include "table/table_builder.h"
@@ -41,7 +41,8 @@ absl::Status SstFileWriter::Open(const std::string& path) {
   Env* env = rep_->options.env != nullptr ? rep_->options.env : Env::Default();
   ASSIGN_OR_RETURN(rep_->file, env->NewWritableFile(path));
   rep_->path = path;
-  rep_->builder = std::make_unique<TableBuilder>(rep_->options, rep_->file.get());
+  rep_->builder =
+      std::make_unique<TableBuilder>(rep_->options, rep_->file.get());
   return absl::OkStatus();
 }
 
@@ -50,15 +51,15 @@ absl::Status SstFileWriter::Add(std::string_view key, std::string_view value,
   Rep* r = rep_.get();
   if (r->builder == nullptr || r->finished) {
     return absl::FailedPreconditionError(
-        r->finished ? absl::StrCat("SstFileWriter: ", r->path,
-                                   " is already finished")
-                    : std::string("SstFileWriter: Open was not called"));
+        r->finished
+            ? absl::StrCat("SstFileWriter: ", r->path, " is already finished")
+            : std::string("SstFileWriter: Open was not called"));
   }
   if (r->builder->NumEntries() > 0 && key <= r->last_user_key) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "SstFileWriter: keys must be strictly increasing: '",
-        absl::CEscape(absl::string_view(key.data(), key.size())),
-        "' after '", absl::CEscape(r->last_user_key), "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("SstFileWriter: keys must be strictly increasing: '",
+                     absl::CEscape(absl::string_view(key.data(), key.size())),
+                     "' after '", absl::CEscape(r->last_user_key), "'"));
   }
   r->ikey.clear();
   AppendInternalKey(&r->ikey, key, 0, is_put ? kTypeValue : kTypeDeletion);

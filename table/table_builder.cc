@@ -3,8 +3,8 @@
 #include <cassert>
 #include <ctime>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "snappy.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
@@ -78,16 +78,15 @@ absl::Status TableBuilder::Add(std::string_view ikey, std::string_view value) {
   RETURN_IF_ERROR(status_);
   ParsedInternalKey parsed;
   if (!ParseInternalKey(ikey, &parsed)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not an internal key: '", absl::CEscape(AbslView(ikey)),
-                     "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not an internal key: '", absl::CEscape(AbslView(ikey)), "'"));
   }
   const bool first = props_.num_entries == 0;
   if (!first && CompareInternalKeys(ikey, last_key_) <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "keys must be added in strictly increasing order: ",
-        InternalKeyDebugString(ikey), " after ",
-        InternalKeyDebugString(last_key_)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("keys must be added in strictly increasing order: ",
+                     InternalKeyDebugString(ikey), " after ",
+                     InternalKeyDebugString(last_key_)));
   }
   const bool new_user_key =
       first || parsed.user_key != ExtractUserKey(last_key_);
@@ -179,8 +178,8 @@ absl::Status TableBuilder::Finish() {
   FlushDataBlock();
   closed_ = true;
   props_.data_size = offset_;
-  props_.largest_key.assign(
-      props_.num_entries > 0 ? ExtractUserKey(last_key_) : "");
+  props_.largest_key.assign(props_.num_entries > 0 ? ExtractUserKey(last_key_)
+                                                   : "");
 
   // Meta blocks, named in the metaindex in sorted order: filter, properties.
   BlockBuilder metaindex(1);

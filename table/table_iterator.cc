@@ -62,8 +62,8 @@ class Table::Iter final : public Iterator {
     index_ = i;
     if (i >= table_->index_.size()) return false;
     TableReadCounters unused;
-    auto block = table_->ReadDataBlock(options_, table_->index_[i].handle,
-                                       &unused);
+    auto block =
+        table_->ReadDataBlock(options_, table_->index_[i].handle, &unused);
     if (!block.ok()) {
       status_ = block.status();
       return false;
@@ -76,11 +76,11 @@ class Table::Iter final : public Iterator {
   // Remembers a block-level error with its file and offset, and stops.
   bool CheckBlockStatus() {
     if (block_iter_->status().ok()) return true;
-    status_ = absl::Status(
-        block_iter_->status().code(),
-        absl::StrCat(table_->file_name_, ": data block at offset ",
-                     table_->index_[index_].handle.offset, ": ",
-                     block_iter_->status().message()));
+    status_ =
+        absl::Status(block_iter_->status().code(),
+                     absl::StrCat(table_->file_name_, ": data block at offset ",
+                                  table_->index_[index_].handle.offset, ": ",
+                                  block_iter_->status().message()));
     block_iter_.reset();
     return false;
   }

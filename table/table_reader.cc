@@ -1,6 +1,7 @@
 #include "table/table_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -19,9 +20,10 @@ constexpr char kPropertiesName[] = "sift.properties";
 absl::Status InBlock(const absl::Status& s, const std::string& file,
                      const char* kind, const BlockHandle& h) {
   if (s.ok()) return s;
-  return absl::Status(s.code(), absl::StrCat(file, ": ", kind, " block at "
-                                             "offset ", h.offset, ": ",
-                                             s.message()));
+  return absl::Status(s.code(), absl::StrCat(file, ": ", kind,
+                                             " block at "
+                                             "offset ",
+                                             h.offset, ": ", s.message()));
 }
 
 }  // namespace
@@ -44,12 +46,12 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
                            absl::StrCat("file too short to be an SSTable (",
                                         file_size, " bytes)"));
   }
-  std::unique_ptr<Table> t(new Table(std::move(file_name), std::move(file),
-                                     file_size, block_cache));
+  std::unique_ptr<Table> t(
+      new Table(std::move(file_name), std::move(file), file_size, block_cache));
   char buf[kFooterSize];
   std::string_view footer_bytes;
-  RETURN_IF_ERROR(t->file_->Read(file_size - kFooterSize, kFooterSize,
-                                 &footer_bytes, buf));
+  RETURN_IF_ERROR(
+      t->file_->Read(file_size - kFooterSize, kFooterSize, &footer_bytes, buf));
   Footer footer;
   RETURN_IF_ERROR(footer.DecodeFrom(footer_bytes, t->file_name_));
   const uint64_t limit = file_size - kFooterSize;
@@ -89,8 +91,8 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
       properties_handle_ = h;
     }
   }
-  RETURN_IF_ERROR(InBlock(it->status(), file_name_, "metaindex",
-                          metaindex_handle));
+  RETURN_IF_ERROR(
+      InBlock(it->status(), file_name_, "metaindex", metaindex_handle));
   if (!have_properties) {
     return CorruptionError(file_name_, metaindex_handle.offset,
                            "metaindex names no properties block");
@@ -107,12 +109,17 @@ void Table::LoadFilter(const BlockHandle& handle) {
   BlockContents contents;
   filter_status_ = ReadBlock(*file_, file_name_, handle, &contents);
   if (!filter_status_.ok()) return;  // read without a filter
-  filter_data_.assign(contents.data);
-  filter_ = BloomFilterReader(filter_data_);
+  const size_t n = contents.data.size();
+  filter_data_.reset(static_cast<char*>(
+      std::aligned_alloc(64, std::max<size_t>(64, (n + 63) / 64 * 64))));
+  std::memcpy(filter_data_.get(), contents.data.data(), n);
+  filter_size_ = n;
+  filter_ = BloomFilterReader(std::string_view(filter_data_.get(), n));
   if (!filter_.valid()) {
     filter_status_ = CorruptionError(file_name_, handle.offset,
                                      "filter block has an unknown format");
-    filter_data_.clear();
+    filter_data_.reset();
+    filter_size_ = 0;
   }
 }
 
@@ -120,8 +127,7 @@ absl::Status Table::ParseIndex(const BlockHandle& handle) {
   BlockContents contents;
   RETURN_IF_ERROR(ReadBlock(*file_, file_name_, handle, &contents));
   index_block_ = std::make_unique<Block>(std::move(contents));
-  RETURN_IF_ERROR(
-      InBlock(index_block_->status(), file_name_, "index", handle));
+  RETURN_IF_ERROR(InBlock(index_block_->status(), file_name_, "index", handle));
   // Restart interval 1: every key is stored whole, so the in-memory index
   // can point straight into the block.
   const char* p = index_block_->data().data();
@@ -143,7 +149,8 @@ absl::Status Table::ParseIndex(const BlockHandle& handle) {
     if (!e.handle.DecodeFrom(&v) || !v.empty() ||
         !e.handle.FitsBefore(file_limit) ||
         e.key.size() < kInternalKeyTrailerSize ||
-        (!index_.empty() && CompareInternalKeys(index_.back().key, e.key) >= 0)) {
+        (!index_.empty() &&
+         CompareInternalKeys(index_.back().key, e.key) >= 0)) {
       return CorruptionError(file_name_, handle.offset, "bad index entry");
     }
     index_.push_back(e);
@@ -188,9 +195,8 @@ absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(
   return block;
 }
 
-absl::Status Table::Get(const ReadOptions& options,
-                        std::string_view lookup_key, std::string* value,
-                        LookupResult* result,
+absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
+                        std::string* value, LookupResult* result,
                         TableReadCounters* counters) const {
   *result = LookupResult::kNotFound;
   const size_t i = FindBlock(lookup_key);
@@ -246,10 +252,12 @@ absl::Status Table::VerifyChecksum() const {
     BlockContents contents;
     RETURN_IF_ERROR(InBlock(ReadBlock(*file_, file_name_, b.handle, &contents),
                             file_name_, b.kind.c_str(), b.handle));
-    if (b.kind == "data") RETURN_IF_ERROR(VerifyDataBlock(b.handle, contents));
     if (b.kind == "filter" && !BloomFilterReader(contents.data).valid()) {
       return CorruptionError(file_name_, b.handle.offset,
                              "filter block has an unknown format");
+    }
+    if (b.kind == "data") {
+      RETURN_IF_ERROR(VerifyDataBlock(b.handle, std::move(contents)));
     }
   }
   if (expected != file_size_ - kFooterSize) {

@@ -152,8 +152,7 @@ void UserIterator::FindPrevUserEntry() {
     if (ikey.sequence > sequence_) continue;
     // Entries of one user key arrive oldest first when moving backward; a
     // smaller user key means the previous key's entries are complete.
-    if (value_type != kTypeDeletion &&
-        ikey.user_key.compare(saved_key_) < 0) {
+    if (value_type != kTypeDeletion && ikey.user_key.compare(saved_key_) < 0) {
       break;
     }
     value_type = ikey.type;

@@ -83,7 +83,9 @@ TEST_P(BlockModelTest, MatchesStdMapInBothDirectionsAndOnSeek) {
         it->Next();
         auto next = std::next(want);
         EXPECT_EQ(it->Valid(), next != model.end());
-        if (it->Valid()) EXPECT_EQ(it->key(), next->first);
+        if (it->Valid()) {
+          EXPECT_EQ(it->key(), next->first);
+        }
       }
     }
   }
@@ -169,8 +171,8 @@ TEST(InternalKeyTest, OrdersByUserKeyThenNewestFirst) {
   EXPECT_LT(
       CompareInternalKeys(ik("a", 5, kTypeValue), ik("a", 5, kTypeDeletion)),
       0);
-  EXPECT_LT(CompareInternalKeys(ik("a", 1, kTypeValue), ik("ab", 9, kTypeValue)),
-            0);
+  EXPECT_LT(
+      CompareInternalKeys(ik("a", 1, kTypeValue), ik("ab", 9, kTypeValue)), 0);
   EXPECT_EQ(CompareInternalKeys(ik("x", 3, kTypeValue), ik("x", 3, kTypeValue)),
             0);
   ParsedInternalKey p;

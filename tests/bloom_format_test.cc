@@ -1,6 +1,6 @@
-// Tests of the serialized Bloom filter (util/BLOOM_FORMAT.md): damaged,
-// truncated and foreign filters are never trusted to say "absent", and the
-// bytes of the worked examples never change.
+// Tests of the serialized Bloom filter (table/FORMAT.md, "Filter bytes"):
+// damaged, truncated and foreign filters are never trusted to say "absent", and
+// the bytes of the worked examples never change.
 
 #include <cstdint>
 #include <cstdio>
@@ -205,8 +205,8 @@ std::string Hex(std::string_view bytes) {
   return out;
 }
 
-// The worked examples of util/BLOOM_FORMAT.md. If this test fails, the
-// on-disk format changed: old files would answer wrongly. Do not "fix" the
+// The worked examples of table/FORMAT.md, "Filter bytes". If this test fails,
+// the on-disk format changed: old files would answer wrongly. Do not "fix" the
 // expected bytes; fix the code.
 TEST(BloomFormatTest, WorkedExamples) {
   auto policy_filter = [](FilterLayout layout,

@@ -21,7 +21,9 @@ namespace sift {
 namespace {
 
 std::string Key(int i) { return absl::StrFormat("key%08d", i); }
-std::string Value(int i) { return absl::StrFormat("value-%d-%s", i, "payload"); }
+std::string Value(int i) {
+  return absl::StrFormat("value-%d-%s", i, "payload");
+}
 
 class SstFileTest : public ::testing::Test {
  protected:
@@ -220,9 +222,9 @@ TEST_F(SstFileTest, MissingEmptyTruncatedAndJunkFilesAreRefused) {
   SstFileReader empty(options_);
   EXPECT_EQ(empty.Open("/empty.sst").code(), absl::StatusCode::kDataLoss);
 
-  ASSERT_TRUE(WriteStringToFile(env_.get(), std::string(10000, 'j'),
-                                "/junk.sst", false)
-                  .ok());
+  ASSERT_TRUE(
+      WriteStringToFile(env_.get(), std::string(10000, 'j'), "/junk.sst", false)
+          .ok());
   SstFileReader junk(options_);
   const absl::Status js = junk.Open("/junk.sst");
   EXPECT_EQ(js.code(), absl::StatusCode::kDataLoss);
@@ -232,12 +234,11 @@ TEST_F(SstFileTest, MissingEmptyTruncatedAndJunkFilesAreRefused) {
   std::string good;
   ASSERT_TRUE(ReadFileToString(env_.get(), "/good.sst", &good).ok());
   for (size_t len : {size_t{1}, size_t{47}, good.size() / 2, good.size() - 1}) {
-    ASSERT_TRUE(WriteStringToFile(env_.get(), good.substr(0, len), "/cut.sst",
-                                  false)
-                    .ok());
+    ASSERT_TRUE(
+        WriteStringToFile(env_.get(), good.substr(0, len), "/cut.sst", false)
+            .ok());
     SstFileReader cut(options_);
-    EXPECT_EQ(cut.Open("/cut.sst").code(), absl::StatusCode::kDataLoss)
-        << len;
+    EXPECT_EQ(cut.Open("/cut.sst").code(), absl::StatusCode::kDataLoss) << len;
   }
 }
 
@@ -248,8 +249,9 @@ TEST_F(SstFileTest, UnknownFormatVersionIsRefused) {
   // Rewrite the footer with version 2 and a valid checksum.
   Footer footer;
   ASSERT_TRUE(
-      footer.DecodeFrom(std::string_view(data).substr(data.size() - kFooterSize),
-                        "/v.sst")
+      footer
+          .DecodeFrom(std::string_view(data).substr(data.size() - kFooterSize),
+                      "/v.sst")
           .ok());
   footer.format_version = 2;
   std::string bytes;

@@ -112,12 +112,14 @@ TEST_P(TableHarness, IteratesSeeksAndGetsLikeAMap) {
 
     for (int i = 0; i < 200; ++i) {
       const std::string target =
-          IKey("k" + std::to_string(rnd.Uniform(n * 2 + 1)),
-               rnd.Uniform(1000), kValueTypeForSeek);
+          IKey("k" + std::to_string(rnd.Uniform(n * 2 + 1)), rnd.Uniform(1000),
+               kValueTypeForSeek);
       it->Seek(target);
       auto want = model.lower_bound(target);
       ASSERT_EQ(it->Valid(), want != model.end());
-      if (it->Valid()) ASSERT_EQ(it->key(), want->first);
+      if (it->Valid()) {
+        ASSERT_EQ(it->key(), want->first);
+      }
     }
 
     // Get at the newest sequence sees each user key's newest entry.
@@ -147,12 +149,12 @@ TEST_P(TableHarness, IteratesSeeksAndGetsLikeAMap) {
     std::string value;
     Table::LookupResult result;
     TableReadCounters c;
-    ASSERT_TRUE(table
-                    ->Get(ReadOptions(),
-                          IKey("k-absent", kMaxSequenceNumber,
-                               kValueTypeForSeek),
-                          &value, &result, &c)
-                    .ok());
+    ASSERT_TRUE(
+        table
+            ->Get(ReadOptions(),
+                  IKey("k-absent", kMaxSequenceNumber, kValueTypeForSeek),
+                  &value, &result, &c)
+            .ok());
     EXPECT_EQ(result, Table::LookupResult::kNotFound);
   }
 }
@@ -227,7 +229,8 @@ TEST(TableOptionsTest, ValidationNamesTheField) {
   o.block_restart_interval = 0;
   EXPECT_NE(ValidateTableOptions(o).message().find("block_restart_interval"),
             absl::string_view::npos);
-  for (double bad : {0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+  for (double bad :
+       {0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
     o = Options();
     o.bloom_filter_fp_chance = bad;
     const absl::Status s = ValidateTableOptions(o);

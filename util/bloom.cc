@@ -1,5 +1,5 @@
 // BloomFilterBuilder and BloomFilterReader: util/bloom.h; the bytes are
-// specified in util/BLOOM_FORMAT.md.
+// specified in table/FORMAT.md, "Filter bytes".
 
 #include "util/bloom.h"
 
@@ -13,7 +13,8 @@
 namespace sift {
 namespace {
 
-// Trailer offsets, from the start of the trailer (util/BLOOM_FORMAT.md).
+// Trailer offsets, from the start of the trailer (table/FORMAT.md, "Filter
+// bytes").
 constexpr size_t kNumBitsOffset = 0;
 constexpr size_t kNumKeysOffset = 8;
 constexpr size_t kNumProbesOffset = 16;

@@ -2,8 +2,8 @@
 // points used by the table builder (BloomFilterBuilder) and the read path
 // (BloomFilterReader), and the false-positive model that sizes them.
 //
-// Serialized format: util/BLOOM_FORMAT.md (body of bits, then a 20-byte
-// trailer: num_bits, num_keys, num_probes, layout, magic).
+// Serialized format: table/FORMAT.md, "Filter bytes" (body of bits, then a
+// 20-byte trailer: num_bits, num_keys, num_probes, layout, magic).
 //
 // ---- Hashing ---------------------------------------------------------------
 // A key is hashed once, h = KeyHash(key) (XXH3-64, util/hash.h); the hash is
@@ -118,7 +118,8 @@
 
 namespace sift {
 
-// ---- On-disk constants (util/BLOOM_FORMAT.md). DO NOT CHANGE. ----------
+// ---- On-disk constants (table/FORMAT.md, "Filter bytes"). DO NOT CHANGE.
+// ----------
 constexpr size_t kBloomTrailerSize = 20;
 constexpr uint16_t kBloomMagic = 0xF17E;   // trailer bytes 18..19: 7E F1
 constexpr int kBloomMaxProbes = 64;        // readers reject more

@@ -21,7 +21,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 
 namespace sift {
 
@@ -82,7 +82,7 @@ class LruCache {
   class Shard {
    public:
     std::shared_ptr<const V> Lookup(const CacheKey& key) {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       auto it = index_.find(key);
       if (it == index_.end()) return nullptr;
       lru_.splice(lru_.begin(), lru_, it->second);
@@ -92,7 +92,7 @@ class LruCache {
     std::shared_ptr<const V> Insert(const CacheKey& key,
                                     std::shared_ptr<const V> value,
                                     size_t charge, size_t limit) {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       auto it = index_.find(key);
       if (it != index_.end()) RemoveLocked(it);
       lru_.push_front(Entry{key, value, charge});
@@ -109,7 +109,7 @@ class LruCache {
     }
 
     void Erase(const CacheKey& key) {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       auto it = index_.find(key);
       if (it != index_.end()) RemoveLocked(it);
     }
@@ -127,14 +127,13 @@ class LruCache {
 
     void RemoveLocked(typename Index::iterator it)
         ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      usage_.store(usage_.load(std::memory_order_relaxed) -
-                       it->second->charge,
+      usage_.store(usage_.load(std::memory_order_relaxed) - it->second->charge,
                    std::memory_order_relaxed);
       lru_.erase(it->second);
       index_.erase(it);
     }
 
-    absl::Mutex mu_;
+    Mutex mu_;
     List lru_ ABSL_GUARDED_BY(mu_);  // front = most recently used
     Index index_ ABSL_GUARDED_BY(mu_);
     // Written under mu_, read without it for statistics.

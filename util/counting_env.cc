@@ -44,7 +44,7 @@ CountingEnv::NewRandomAccessFile(const std::string& path) {
                    target()->NewRandomAccessFile(path));
   std::shared_ptr<Counters> mine;
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     std::shared_ptr<Counters>& entry = by_path_[path];
     if (entry == nullptr) entry = std::make_shared<Counters>();
     mine = entry;
@@ -65,7 +65,7 @@ uint64_t CountingEnv::bytes_read() const {
 
 uint64_t CountingEnv::Sum(std::string_view path_substring,
                           std::atomic<uint64_t> Counters::*field) const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   uint64_t sum = 0;
   for (const auto& [path, c] : by_path_) {
     if (path.find(path_substring) != std::string::npos) {
@@ -93,7 +93,7 @@ void CountingEnv::Reset() {
     c->bytes.store(0, std::memory_order_relaxed);
     c->opens.store(0, std::memory_order_relaxed);
   };
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   zero(total_.get());
   for (auto& [path, c] : by_path_) zero(c.get());
 }

@@ -23,8 +23,8 @@
 #include <string_view>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "sift/env.h"
+#include "util/mutex.h"
 
 namespace sift {
 
@@ -65,7 +65,7 @@ class CountingEnv : public EnvWrapper {
                std::atomic<uint64_t> Counters::*field) const;
 
   const std::shared_ptr<Counters> total_ = std::make_shared<Counters>();
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   // Entries are never removed, so open files may hold on to theirs.
   std::map<std::string, std::shared_ptr<Counters>, std::less<>> by_path_
       ABSL_GUARDED_BY(mu_);

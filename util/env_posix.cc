@@ -26,8 +26,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "sift/env.h"
+#include "util/mutex.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -333,7 +333,7 @@ class PosixEnv final : public Env {
       const std::string& path) override;
 
   void Unlock(const std::string& path) {
-    absl::MutexLock l(&locks_mu_);
+    MutexLock l(&locks_mu_);
     locked_.erase(path);
   }
 
@@ -356,14 +356,14 @@ class PosixEnv final : public Env {
   // makes the in-process case independent of that (e.g. on file systems
   // that emulate flock with fcntl locks, which are per process) and gives
   // the same error without touching the file.
-  absl::Mutex locks_mu_;
+  Mutex locks_mu_;
   std::set<std::string> locked_ ABSL_GUARDED_BY(locks_mu_);
 };
 
 absl::StatusOr<std::unique_ptr<FileLock>> PosixEnv::LockFile(
     const std::string& path) {
   {
-    absl::MutexLock l(&locks_mu_);
+    MutexLock l(&locks_mu_);
     if (!locked_.insert(path).second) return LockHeldError(path);
   }
   absl::StatusOr<int> fd = OpenFd(path, O_RDWR | O_CREAT);

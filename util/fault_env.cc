@@ -77,7 +77,7 @@ struct FaultInjectionEnv::WriterState {
   const std::string path;  // as opened; counters are kept under this name
   const uint64_t epoch;
   const std::shared_ptr<Tracked> tracked;
-  absl::Mutex mu;
+  Mutex mu;
   // Null once closed or killed by SimulateCrash.
   std::unique_ptr<WritableFile> file ABSL_GUARDED_BY(mu);
   bool crashed ABSL_GUARDED_BY(mu) = false;
@@ -88,13 +88,13 @@ class FaultInjectionEnv::Writer final : public WritableFile {
   Writer(FaultInjectionEnv* env, std::shared_ptr<WriterState> w)
       : env_(env), w_(std::move(w)) {}
   ~Writer() override {
-    absl::MutexLock l(&w_->mu);
+    MutexLock l(&w_->mu);
     if (w_->file != nullptr) w_->file->Close().IgnoreError();
     w_->file.reset();
   }
 
   absl::Status Append(std::string_view data) override {
-    absl::MutexLock l(&w_->mu);
+    MutexLock l(&w_->mu);
     RETURN_IF_ERROR(CheckLocked("append"));
     RETURN_IF_ERROR(env_->MaybeFail(FaultOp::kAppend, w_->path));
     RETURN_IF_ERROR(w_->file->Append(data));
@@ -103,14 +103,14 @@ class FaultInjectionEnv::Writer final : public WritableFile {
   }
 
   absl::Status Flush() override {
-    absl::MutexLock l(&w_->mu);
+    MutexLock l(&w_->mu);
     RETURN_IF_ERROR(CheckLocked("flush"));
     RETURN_IF_ERROR(env_->MaybeFail(FaultOp::kAppend, w_->path));
     return w_->file->Flush();
   }
 
   absl::Status Sync() override {
-    absl::MutexLock l(&w_->mu);
+    MutexLock l(&w_->mu);
     RETURN_IF_ERROR(CheckLocked("sync"));
     RETURN_IF_ERROR(env_->MaybeFail(FaultOp::kSync, w_->path));
     RETURN_IF_ERROR(w_->file->Sync());
@@ -119,7 +119,7 @@ class FaultInjectionEnv::Writer final : public WritableFile {
   }
 
   absl::Status Close() override {
-    absl::MutexLock l(&w_->mu);
+    MutexLock l(&w_->mu);
     if (w_->file == nullptr) return DeadErrorLocked("close");
     // The target is closed even when the close must report failure, so the
     // descriptor is released; what its flush writes was never synced.
@@ -207,20 +207,20 @@ FaultInjectionEnv::~FaultInjectionEnv() = default;
 
 void FaultInjectionEnv::InjectError(FaultOp op, std::string path_substring,
                                     absl::Status error, int skip) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   rules_.push_back(Rule{op, std::move(path_substring), std::move(error),
                         skip < 0 ? 0 : skip});
   have_rules_.store(true, std::memory_order_release);
 }
 
 void FaultInjectionEnv::ClearErrors() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   rules_.clear();
   have_rules_.store(false, std::memory_order_release);
 }
 
 uint64_t FaultInjectionEnv::injected_error_count() const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return injected_;
 }
 
@@ -235,7 +235,7 @@ absl::Status FaultInjectionEnv::IOError() {
 absl::Status FaultInjectionEnv::MaybeFail(FaultOp op, std::string_view path,
                                           std::string_view path2) {
   if (!have_rules_.load(std::memory_order_acquire)) return absl::OkStatus();
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   for (Rule& r : rules_) {
     if (r.op != op) continue;
     if (path.find(r.substring) == std::string_view::npos &&
@@ -296,7 +296,7 @@ absl::Status FaultInjectionEnv::SimulateCrash() {
   // buffer flushed later would put data back after the truncation below.
   std::vector<std::shared_ptr<WriterState>> live;
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     epoch_.fetch_add(1, std::memory_order_acq_rel);
     for (const std::weak_ptr<WriterState>& weak : writers_) {
       if (std::shared_ptr<WriterState> w = weak.lock()) live.push_back(w);
@@ -304,7 +304,7 @@ absl::Status FaultInjectionEnv::SimulateCrash() {
     writers_.clear();
   }
   for (const std::shared_ptr<WriterState>& w : live) {
-    absl::MutexLock l(&w->mu);
+    MutexLock l(&w->mu);
     if (w->file != nullptr) w->file->Close().IgnoreError();
     w->file.reset();
     w->crashed = true;
@@ -312,7 +312,7 @@ absl::Status FaultInjectionEnv::SimulateCrash() {
 
   // 2. Undo directory entries that were never synced, then drop unsynced
   // data from the files that remain.
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   absl::Status result;
   auto note = [&result](absl::Status s) {
     if (!s.ok() && !absl::IsNotFound(s) && result.ok()) result = s;
@@ -383,7 +383,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> FaultInjectionEnv::OpenForWrite(
                    truncate ? target()->NewWritableFile(path)
                             : target()->NewAppendableFile(path));
 
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   if (!existed) pending_.try_emplace(path);  // durable state: absent
   std::shared_ptr<Tracked>& t = tracked_[path];
   if (t == nullptr) {
@@ -403,7 +403,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> FaultInjectionEnv::OpenForWrite(
 }
 
 void FaultInjectionEnv::RecordAppend(const WriterState& w, size_t n) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   w.tracked->size += n;
   Counters& c = counters_[w.path];
   c.appends++;
@@ -411,7 +411,7 @@ void FaultInjectionEnv::RecordAppend(const WriterState& w, size_t n) {
 }
 
 void FaultInjectionEnv::RecordSync(const WriterState& w) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   w.tracked->synced = w.tracked->size;
   counters_[w.path].syncs++;
   syncs_++;
@@ -421,7 +421,7 @@ absl::Status FaultInjectionEnv::RemoveFile(const std::string& path) {
   RETURN_IF_ERROR(CheckActive("remove", path));
   RETURN_IF_ERROR(MaybeFail(FaultOp::kRemove, path));
   RETURN_IF_ERROR(target()->RemoveFile(path));
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   tracked_.erase(path);
   pending_.erase(path);  // removals are durable at once
   return absl::OkStatus();
@@ -434,7 +434,7 @@ absl::Status FaultInjectionEnv::RenameFile(const std::string& from,
   if (from == to) return target()->RenameFile(from, to);
   // Under the lock throughout, so the remembered state of `to` and the
   // rename cannot be separated by another thread's write.
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   std::optional<Durable> old_to;
   if (pending_.count(to) == 0) old_to = DurableStateLocked(to);
   RETURN_IF_ERROR(target()->RenameFile(from, to));
@@ -465,7 +465,7 @@ absl::Status FaultInjectionEnv::SyncDir(const std::string& dir) {
   RETURN_IF_ERROR(MaybeFail(FaultOp::kSyncDir, dir));
   RETURN_IF_ERROR(target()->SyncDir(dir));
   const std::string d = StripTrailingSlashes(dir);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   std::erase_if(pending_, [&d](const auto& entry) {
     return ParentDir(entry.first) == d;
   });
@@ -476,18 +476,18 @@ absl::Status FaultInjectionEnv::SyncDir(const std::string& dir) {
 // ---- counters ----
 
 uint64_t FaultInjectionEnv::sync_count() const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return syncs_;
 }
 
 uint64_t FaultInjectionEnv::sync_dir_count() const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return sync_dirs_;
 }
 
 uint64_t FaultInjectionEnv::SumCounters(std::string_view path_substring,
                                         uint64_t Counters::*field) const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   uint64_t sum = 0;
   for (const auto& [path, c] : counters_) {
     if (path.find(path_substring) != std::string::npos) sum += c.*field;
@@ -514,7 +514,7 @@ uint64_t FaultInjectionEnv::WritableFilesOpened(
 }
 
 void FaultInjectionEnv::ResetCounters() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   counters_.clear();
   syncs_ = 0;
   sync_dirs_ = 0;

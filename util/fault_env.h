@@ -51,8 +51,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "sift/env.h"
+#include "util/mutex.h"
 
 namespace sift {
 
@@ -191,7 +191,7 @@ class FaultInjectionEnv : public EnvWrapper {
   // Lets reads skip the mutex when nothing is injected.
   std::atomic<bool> have_rules_{false};
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::vector<Rule> rules_ ABSL_GUARDED_BY(mu_);
   uint64_t injected_ ABSL_GUARDED_BY(mu_) = 0;
   // By current name; the Tracked objects' fields are guarded by mu_ too.

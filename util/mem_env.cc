@@ -24,8 +24,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "sift/env.h"
+#include "util/mutex.h"
 
 namespace sift {
 namespace {
@@ -56,27 +56,27 @@ class FileData {
   // Copies up to n bytes at offset into scratch; returns how many. Like
   // pread(), reading at or past the end gives 0, not an error.
   size_t ReadAt(uint64_t offset, size_t n, char* scratch) const {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     if (offset >= contents_.size()) return 0;
     size_t avail = std::min<uint64_t>(n, contents_.size() - offset);
     std::memcpy(scratch, contents_.data() + offset, avail);
     return avail;
   }
   uint64_t Size() const {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     return contents_.size();
   }
   void Append(std::string_view data) {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     contents_.append(data);
   }
   void Clear() {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     contents_.clear();
   }
 
  private:
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::string contents_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -154,7 +154,7 @@ class MemWritableFile final : public WritableFile {
 
 // Held by the env and by every lock, so a lock may outlive the env.
 struct LockTable {
-  absl::Mutex mu;
+  Mutex mu;
   std::set<std::string> held ABSL_GUARDED_BY(mu);
 };
 
@@ -163,7 +163,7 @@ class MemFileLock final : public FileLock {
   MemFileLock(std::shared_ptr<LockTable> table, std::string path)
       : table_(std::move(table)), path_(std::move(path)) {}
   ~MemFileLock() override {
-    absl::MutexLock l(&table_->mu);
+    MutexLock l(&table_->mu);
     table_->held.erase(path_);
   }
 
@@ -176,7 +176,7 @@ class MemEnv final : public Env {
  public:
   absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& path) override {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     absl::StatusOr<std::shared_ptr<FileData>> f = FindLocked(path);
     if (!f.ok()) return f.status();
     return std::make_unique<MemSequentialFile>(*std::move(f));
@@ -184,7 +184,7 @@ class MemEnv final : public Env {
 
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) override {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     absl::StatusOr<std::shared_ptr<FileData>> f = FindLocked(path);
     if (!f.ok()) return f.status();
     return std::make_unique<MemRandomAccessFile>(*std::move(f));
@@ -201,7 +201,7 @@ class MemEnv final : public Env {
   }
 
   bool FileExists(const std::string& path) override {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     std::string p = Normalize(path);
     return files_.count(p) > 0 || IsDirLocked(p);
   }
@@ -210,14 +210,14 @@ class MemEnv final : public Env {
       const std::string& dir) override;
 
   absl::StatusOr<uint64_t> GetFileSize(const std::string& path) override {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     absl::StatusOr<std::shared_ptr<FileData>> f = FindLocked(path, "stat");
     if (!f.ok()) return f.status();
     return (*f)->Size();
   }
 
   absl::Status RemoveFile(const std::string& path) override {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     std::string p = Normalize(path);
     if (files_.erase(p) == 0) {
       return MemError("unlink", path, IsDirLocked(p) ? EISDIR : ENOENT);
@@ -229,7 +229,7 @@ class MemEnv final : public Env {
                           const std::string& to) override;
 
   absl::Status CreateDir(const std::string& dir) override {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     std::string p = Normalize(dir);
     if (files_.count(p) > 0) {
       return MemError("mkdir (exists, not a directory)", dir, EEXIST);
@@ -239,7 +239,7 @@ class MemEnv final : public Env {
   }
 
   absl::Status RemoveDir(const std::string& dir) override {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     std::string p = Normalize(dir);
     if (files_.count(p) > 0) return MemError("rmdir", dir, ENOTDIR);
     if (HasEntriesUnderLocked(p)) return MemError("rmdir", dir, ENOTEMPTY);
@@ -248,7 +248,7 @@ class MemEnv final : public Env {
   }
 
   absl::Status SyncDir(const std::string& dir) override {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     if (!IsDirLocked(Normalize(dir))) {
       return MemError("open", dir,
                       files_.count(Normalize(dir)) ? ENOTDIR : ENOENT);
@@ -283,7 +283,7 @@ class MemEnv final : public Env {
 
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenForWrite(
       const std::string& path, bool truncate) {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     std::string p = Normalize(path);
     if (IsDirLocked(p)) return MemError("open", path, EISDIR);
     std::shared_ptr<FileData>& file = files_[p];
@@ -310,7 +310,7 @@ class MemEnv final : public Env {
     return dirs_.count(p) > 0 || HasEntriesUnderLocked(p);
   }
 
-  absl::Mutex mu_;
+  Mutex mu_;
   // Ordered, so a directory's entries are one contiguous range.
   std::map<std::string, std::shared_ptr<FileData>> files_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> dirs_ ABSL_GUARDED_BY(mu_);
@@ -319,7 +319,7 @@ class MemEnv final : public Env {
 
 absl::StatusOr<std::vector<std::string>> MemEnv::GetChildren(
     const std::string& dir) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   std::string p = Normalize(dir);
   if (files_.count(p) > 0) return MemError("opendir", dir, ENOTDIR);
   if (!IsDirLocked(p)) return MemError("opendir", dir, ENOENT);
@@ -342,7 +342,7 @@ absl::StatusOr<std::vector<std::string>> MemEnv::GetChildren(
 
 absl::Status MemEnv::RenameFile(const std::string& from,
                                 const std::string& to) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   std::string src = Normalize(from);
   std::string dst = Normalize(to);
   const std::string what = absl::StrCat(from, " to ", to);
@@ -367,7 +367,7 @@ absl::StatusOr<std::unique_ptr<FileLock>> MemEnv::LockFile(
     const std::string& path) {
   std::string p = Normalize(path);
   {
-    absl::MutexLock l(&locks_->mu);
+    MutexLock l(&locks_->mu);
     if (!locks_->held.insert(p).second) {
       return absl::FailedPreconditionError(absl::StrCat(
           "lock ", path, " is held by another process or DB instance"));
@@ -375,9 +375,9 @@ absl::StatusOr<std::unique_ptr<FileLock>> MemEnv::LockFile(
   }
   {
     // Like POSIX, locking creates the file, so it shows up in GetChildren.
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     if (IsDirLocked(p)) {
-      absl::MutexLock ll(&locks_->mu);
+      MutexLock ll(&locks_->mu);
       locks_->held.erase(p);
       return MemError("open", path, EISDIR);
     }

@@ -2,11 +2,10 @@
 //
 //   sift::Options options;
 //   options.create_if_missing = true;
-//   absl::StatusOr<std::unique_ptr<sift::DB>> db = sift::DB::Open(options, "/tmp/db");
-//   if (!db.ok()) ...;
-//   absl::Status s = (*db)->Put(sift::WriteOptions(), "key", "value");
-//   std::string value;
-//   s = (*db)->Get(sift::ReadOptions(), "key", &value);  // NotFound if absent
+//   absl::StatusOr<std::unique_ptr<sift::DB>> db = sift::DB::Open(options,
+//   "/tmp/db"); if (!db.ok()) ...; absl::Status s =
+//   (*db)->Put(sift::WriteOptions(), "key", "value"); std::string value; s =
+//   (*db)->Get(sift::ReadOptions(), "key", &value);  // NotFound if absent
 //
 // Keys and values are arbitrary byte strings (empty and NUL bytes allowed);
 // keys are ordered bytewise.
@@ -79,8 +78,7 @@ class DB {
   // An iterator over the DB's user keys (initially unpositioned). It sees
   // the state at its creation (or at options.snapshot) and keeps the files
   // it reads alive until destroyed. REQUIRES: destroyed before the DB.
-  virtual std::unique_ptr<Iterator> NewIterator(
-      const ReadOptions& options) = 0;
+  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
 
   // The state now, for reads with ReadOptions::snapshot. Owned by the DB;
   // release it with ReleaseSnapshot (before the DB is destroyed).

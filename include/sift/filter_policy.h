@@ -3,9 +3,9 @@
 // file without reading its index or data.
 //
 // A filter is a self-describing string: its own trailer records its layout,
-// number of probes, size and number of keys (util/BLOOM_FORMAT.md), so a
-// filter built under one policy is read correctly by any other, and a reader
-// never needs today's options to read yesterday's filter.
+// number of probes, size and number of keys (table/FORMAT.md, "Filter bytes"),
+// so a filter built under one policy is read correctly by any other, and a
+// reader never needs today's options to read yesterday's filter.
 //
 // The guarantee is one-sided. KeyMayMatch never returns false for a key that
 // was added; for a key that was not, it returns true with probability about

@@ -13,14 +13,14 @@
 namespace sift {
 
 struct TableProperties {
-  uint64_t num_entries = 0;       // values and tombstones
-  uint64_t num_deletions = 0;     // tombstones
+  uint64_t num_entries = 0;    // values and tombstones
+  uint64_t num_deletions = 0;  // tombstones
   uint64_t num_data_blocks = 0;
-  uint64_t raw_key_size = 0;      // sum of internal key sizes
-  uint64_t raw_value_size = 0;    // sum of value sizes
-  uint64_t data_size = 0;         // bytes of data blocks, with trailers
-  uint64_t index_size = 0;        // bytes of the index block
-  uint64_t filter_size = 0;       // bytes of the filter block; 0 when none
+  uint64_t raw_key_size = 0;    // sum of internal key sizes
+  uint64_t raw_value_size = 0;  // sum of value sizes
+  uint64_t data_size = 0;       // bytes of data blocks, with trailers
+  uint64_t index_size = 0;      // bytes of the index block
+  uint64_t filter_size = 0;     // bytes of the filter block; 0 when none
   Compression compression = Compression::kNone;  // the option written with
 
   // The filter: its layout, the false-positive chance it was built for (1.0
