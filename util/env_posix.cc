@@ -8,11 +8,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -123,6 +125,41 @@ class PosixRandomAccessFile final : public RandomAccessFile {
  private:
   const std::string path_;
   const int fd_;
+};
+
+// Reads straight out of a read-only mapping: no system call and no copy
+// per read, which is what a block-cache miss costs most of otherwise.
+// Tables are immutable once written, so the mapping stays valid (a file
+// truncated under a live mapping would fault, which siftdb never does).
+class PosixMmapRandomAccessFile final : public RandomAccessFile {
+ public:
+  PosixMmapRandomAccessFile(std::string path, const char* base, size_t length,
+                            std::atomic<int>* mmap_budget)
+      : path_(std::move(path)),
+        base_(base),
+        length_(length),
+        mmap_budget_(mmap_budget) {}
+  ~PosixMmapRandomAccessFile() override {
+    ::munmap(const_cast<char*>(base_), length_);
+    mmap_budget_->fetch_add(1, std::memory_order_relaxed);
+  }
+
+  absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
+                    char* /*scratch*/) const override {
+    if (offset >= length_) {
+      *result = {};
+    } else {
+      *result = std::string_view(base_ + offset,
+                                 std::min<uint64_t>(n, length_ - offset));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::string path_;
+  const char* const base_;
+  const size_t length_;
+  std::atomic<int>* const mmap_budget_;
 };
 
 // Buffers small appends so a WAL of many small records costs few syscalls.
@@ -246,6 +283,22 @@ class PosixEnv final : public Env {
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) override {
     ASSIGN_OR_RETURN(int fd, OpenFd(path, O_RDONLY));
+    // Map the file while the budget of mappings lasts (it bounds address
+    // space and map count); otherwise fall back to pread.
+    if (mmap_budget_.fetch_sub(1, std::memory_order_relaxed) > 0) {
+      struct stat st;
+      if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+        void* base = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
+                            MAP_SHARED, fd, 0);
+        if (base != MAP_FAILED) {
+          ::close(fd);  // the mapping keeps the file's pages reachable
+          return std::make_unique<PosixMmapRandomAccessFile>(
+              path, static_cast<const char*>(base),
+              static_cast<size_t>(st.st_size), &mmap_budget_);
+        }
+      }
+    }
+    mmap_budget_.fetch_add(1, std::memory_order_relaxed);
     return std::make_unique<PosixRandomAccessFile>(path, fd);
   }
 
@@ -358,6 +411,9 @@ class PosixEnv final : public Env {
   // the same error without touching the file.
   Mutex locks_mu_;
   std::set<std::string> locked_ ABSL_GUARDED_BY(locks_mu_);
+  // Read-only mappings still allowed: a 64-bit address space has room for
+  // many, but the kernel's map count (vm.max_map_count, 65530) does not.
+  std::atomic<int> mmap_budget_{4096};
 };
 
 absl::StatusOr<std::unique_ptr<FileLock>> PosixEnv::LockFile(
