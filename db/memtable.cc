@@ -68,8 +68,10 @@ void MemTable::FilterAdd(uint64_t hash) {
   uint64_t h = hash * 0x9e3779b97f4a7c15ull;
   for (int i = 0; i < kFilterProbes; ++i) {
     const uint32_t bit = static_cast<uint32_t>(h >> 55);
-    words[bit >> 6].fetch_or(uint64_t{1} << (bit & 63),
-                             std::memory_order_relaxed);
+    // One writer: a plain load and store, not a locked read-modify-write.
+    std::atomic<uint64_t>& w = words[bit >> 6];
+    w.store(w.load(std::memory_order_relaxed) | (uint64_t{1} << (bit & 63)),
+            std::memory_order_relaxed);
     h <<= 9;
   }
 }

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Side-by-side comparison of siftdb with RocksDB and LevelDB on the read-miss
+# workload, in one run on one machine, engines alternating, best of ROUNDS.
+#
+#   tools/compare.sh              # 1M keys, 300k reads, 2 rounds
+#   NUM=200000 READS=100000 ROUNDS=3 tools/compare.sh
+#
+# 1. build/bin/peer_bench drives all three engines with identical keys
+#    (RocksDB db_bench format), values, 4 MiB memtable and files, 8 MiB
+#    block cache, Snappy and ~1% filters (RocksDB and LevelDB
+#    NewBloomFilterPolicy(10), siftdb fp chance 0.01).
+# 2. As a second opinion, RocksDB's own db_bench (Debian rocksdb-tools) and
+#    siftdb's db_bench run the same command line (--bloom_bits=10 versus
+#    --bloom_filter_fp_chance=0.01).
+# Prints one table of micros/op (lower is better) and ratios peer/siftdb
+# (above 1: siftdb is faster).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools/setup.sh --peers
+build=${BUILD_DIR:-build}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j2 --target peer_bench db_bench
+
+NUM=${NUM:-1000000}
+READS=${READS:-300000}
+ROUNDS=${ROUNDS:-2}
+out=$(mktemp -d /tmp/siftdb-compare.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+common=(--num="$NUM" --reads="$READS" --key_size=16 --value_size=100
+        --write_buffer_size=4194304 --target_file_size_base=4194304
+        --cache_size=8388608 --compression_type=snappy --threads=1 --seed=1)
+benchmarks=fillrandom,waitforcompaction,readrandom,readmissing
+
+for round in $(seq 1 "$ROUNDS"); do
+  for engine in sift rocksdb leveldb; do
+    echo "round $round: peer_bench --engine=$engine" >&2
+    "$build/bin/peer_bench" --engine="$engine" --num="$NUM" --reads="$READS" \
+      --db="$out/db-$engine" >>"$out/peer.txt"
+  done
+  echo "round $round: db_bench (siftdb, then RocksDB's)" >&2
+  "$build/bin/db_bench" --benchmarks="$benchmarks" "${common[@]}" \
+    --bloom_filter_fp_chance=0.01 --db="$out/dbb-sift" |
+    sed 's/^/dbbench-sift /' >>"$out/dbbench.txt"
+  if command -v /usr/bin/db_bench >/dev/null; then
+    /usr/bin/db_bench --benchmarks="$benchmarks" "${common[@]}" \
+      --bloom_bits=10 --db="$out/dbb-rocksdb" 2>/dev/null |
+      sed 's/^/dbbench-rocksdb /' >>"$out/dbbench.txt"
+  fi
+  rm -rf "$out"/db-* "$out"/dbb-*
+done
+
+# Best (lowest) micros/op per engine and workload.
+awk '
+  /micros\/op/ {
+    if ($1 ~ /^dbbench-/) { eng = $1; sub("dbbench-", "db_bench:", eng); w = $2; v = $4 }
+    else { eng = $1; w = $2; v = $4 }
+    key = eng SUBSEP w
+    if (!(key in best) || v + 0 < best[key] + 0) best[key] = v
+    engines[eng] = 1; workloads[w] = 1
+  }
+  END {
+    n = split("fillrandom readrandom readmissing manyfiles-miss", order, " ")
+    printf "\n%-16s %10s %10s %10s %10s %10s\n", "micros/op", "siftdb", "rocksdb", "leveldb", "rocks/sift", "level/sift"
+    for (i = 1; i <= n; i++) {
+      w = order[i]; s = best["sift" SUBSEP w]; r = best["rocksdb" SUBSEP w]; l = best["leveldb" SUBSEP w]
+      if (s == "") continue
+      printf "%-16s %10.3f %10.3f %10.3f %10.2fx %10.2fx\n", w, s, r, l, (s > 0 ? r / s : 0), (s > 0 ? l / s : 0)
+    }
+    printf "\nsecond opinion, the same db_bench command line:\n"
+    printf "%-16s %10s %10s %10s\n", "micros/op", "siftdb", "rocksdb", "rocks/sift"
+    for (i = 1; i <= 3; i++) {
+      w = order[i]; s = best["db_bench:sift" SUBSEP w]; r = best["db_bench:rocksdb" SUBSEP w]
+      if (s == "") continue
+      printf "%-16s %10.3f %10.3f %10.2fx\n", w, s, r, (s > 0 && r != "" ? r / s : 0)
+    }
+  }' "$out/peer.txt" "$out/dbbench.txt"
+echo
+echo "raw peer_bench lines:"
+cat "$out/peer.txt"
