@@ -250,6 +250,22 @@ TEST_F(DbBenchTest, BloomBitsFollowsRocksDb) {
   EXPECT_GT(c["sift.block.cache.data.hit"] + c["sift.data.blocks.read"], 0u);
 }
 
+TEST_F(DbBenchTest, DurationBoundsRandomOpsByTime) {
+  // --duration runs random operations for that long, whatever --reads says;
+  // sequential fills still write --num entries (as in RocksDB).
+  CommandResult r = Bench(
+      "--num=1000 --reads=10 --duration=1 --seed=5 "
+      "--benchmarks=fillseq,readrandom");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<ReportLine> lines = ParseReport(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0].operations, 1000);
+  EXPECT_GE(lines[1].seconds, 1.0);
+  EXPECT_LT(lines[1].seconds, 3.0);  // the clock is read every 100 ops
+  EXPECT_GT(lines[1].operations, 1000);
+  EXPECT_EQ(lines[1].found, lines[1].of);  // fillseq wrote every number
+}
+
 TEST_F(DbBenchTest, UseExistingDbSkipsFillsAndReadsTheOldData) {
   CommandResult r = Bench("--num=2000 --seed=3 --benchmarks=fillseq");
   ASSERT_EQ(r.exit_code, 0) << r.err;

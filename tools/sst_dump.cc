@@ -207,7 +207,10 @@ bool ProcessFile(const std::string& path, const Args& a, Summary* sum) {
   } else if (a.command == "identify") {
     std::printf("%s is a valid SST file\n", path.c_str());
   } else if (a.command == "raw") {
-    const std::string out = path.substr(0, path.rfind(".sst")) + "_dump.txt";
+    const std::string out =
+        (absl::EndsWith(path, ".sst") ? path.substr(0, path.size() - 4)
+                                      : path) +
+        "_dump.txt";
     s = WriteRawDump(*f, out);
     if (s.ok()) std::printf("raw dump written to file %s\n", out.c_str());
   }
