@@ -1,5 +1,7 @@
 #include "bench/db_bench_stats.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -57,8 +59,13 @@ void BenchStats::FinishedOps(int64_t n, OpKind kind) {
   } else {
     next_report_ += 100000;
   }
-  std::fprintf(stderr, "... finished %lld ops%30s\r",
-               static_cast<long long>(done_), "");
+  // On a terminal the line is rewritten in place, as RocksDB's. Anywhere
+  // else each report gets its own line: RocksDB's '\r' would glue the
+  // progress onto the next report line when stdout and stderr share a
+  // file (2>&1), and line-based parsers would miss that report.
+  static const bool tty = isatty(STDERR_FILENO) != 0;
+  std::fprintf(stderr, "... finished %lld ops%s", static_cast<long long>(done_),
+               tty ? "                              \r" : "\n");
   std::fflush(stderr);
 }
 
