@@ -19,7 +19,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
-#include "bench/bench_keys.h"
+#include "bench/db_bench_keys.h"
 #include "bench/peer_engines.h"
 #include "util/random.h"
 
@@ -55,12 +55,14 @@ void Report(const Engine& e, const char* workload, double us_per_op,
 void Fill(Engine* e, int64_t n, uint64_t key_space, uint64_t seed,
           const char* label) {
   Random rnd(seed);
-  ValueGenerator values(seed + 7, absl::GetFlag(FLAGS_compression_ratio));
+  ValueGenerator values(absl::GetFlag(FLAGS_compression_ratio),
+                        absl::GetFlag(FLAGS_value_size));
   std::string key;
   const auto start = Clock::now();
   for (int64_t i = 0; i < n; ++i) {
-    MakeKey(rnd.Next64() % key_space, absl::GetFlag(FLAGS_key_size), &key);
-    e->Put(key, values.Next(absl::GetFlag(FLAGS_value_size)));
+    MakeKey(RandomKeyNum(&rnd, key_space), absl::GetFlag(FLAGS_key_size),
+            &key);
+    e->Put(key, values.Generate(absl::GetFlag(FLAGS_value_size)));
   }
   if (label != nullptr) Report(*e, label, Micros(start, n), 0, 0);
 }
@@ -74,7 +76,7 @@ void Read(Engine* e, uint64_t key_space, bool missing, uint64_t seed,
   int64_t found = 0;
   const auto start = Clock::now();
   for (int64_t i = 0; i < n; ++i) {
-    MakeKey(rnd.Next64() % key_space, key_size, &key);
+    MakeKey(RandomKeyNum(&rnd, key_space), key_size, &key);
     if (e->Get(key, &value)) ++found;
   }
   Report(*e, label, Micros(start, n), found, n);

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_keys.h"
+#include "bench/db_bench_keys.h"
 #include "benchmark/benchmark.h"
 #include "sift/env.h"
 #include "sift/sst_file_reader.h"
@@ -45,12 +45,12 @@ Fixture* GetFixture(FilterLayout layout, double fp) {
   o.bloom_filter_fp_chance = fp;
   o.block_cache_capacity = 64 << 20;
   SstFileWriter w(o);
-  bench::ValueGenerator values(1, 0.5);
+  bench::ValueGenerator values(0.5, 100);
   std::string key;
   if (!w.Open("/t.sst").ok()) std::abort();
   for (int i = 0; i < kKeys; ++i) {
     bench::MakeKey(2 * static_cast<uint64_t>(i), 16, &key);  // even numbers
-    if (!w.Put(key, values.Next(100)).ok()) std::abort();
+    if (!w.Put(key, values.Generate(100)).ok()) std::abort();
   }
   if (!w.Finish().ok()) std::abort();
   f->reader = std::make_unique<SstFileReader>(o);

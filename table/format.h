@@ -44,8 +44,11 @@ struct Footer {
   uint32_t format_version = kTableFormatVersion;
 
   void EncodeTo(std::string* dst) const;  // exactly kFooterSize bytes
-  // Validates magic, checksum and version. `file` names the file in errors.
-  absl::Status DecodeFrom(std::string_view input, const std::string& file);
+  // Validates magic, checksum and version. `file` names the file in errors;
+  // footer_offset is where the footer starts in it, so that errors give
+  // offsets in the file rather than in the footer.
+  absl::Status DecodeFrom(std::string_view input, const std::string& file,
+                          uint64_t footer_offset = 0);
 };
 
 // A block's decoded contents. `data` points into `owned` (or into memory

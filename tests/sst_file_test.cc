@@ -314,5 +314,33 @@ TEST_F(SstFileTest, DamagedFilterNeverCausesAFalseNegative) {
   }
 }
 
+// Regression: footer errors named offsets inside the footer (36, 40) as if
+// they were file offsets.
+TEST_F(SstFileTest, FooterErrorsNameFileOffsets) {
+  Write("/f.sst", 100);
+  std::string good;
+  ASSERT_TRUE(ReadFileToString(env_.get(), "/f.sst", &good).ok());
+  const uint64_t footer = good.size() - kFooterSize;
+  struct {
+    uint64_t flip;      // byte to damage
+    uint64_t reported;  // offset the error should name
+    const char* what;
+  } cases[] = {{footer + 40, footer + 40, "magic"},
+               {footer + 36, footer + 36, "checksum"},
+               {footer + 2, footer + 36, "checksum"}};
+  for (const auto& c : cases) {
+    std::string data = good;
+    data[c.flip] ^= 0x01;
+    ASSERT_TRUE(WriteStringToFile(env_.get(), data, "/f.sst", false).ok());
+    SstFileReader r(options_);
+    const absl::Status s = r.Open("/f.sst");
+    EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << c.flip;
+    EXPECT_NE(s.message().find(c.what), absl::string_view::npos) << s;
+    EXPECT_NE(s.message().find(absl::StrFormat("at offset %d", c.reported)),
+              absl::string_view::npos)
+        << s;
+  }
+}
+
 }  // namespace
 }  // namespace sift
