@@ -83,29 +83,51 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
                           GetResult* result, LocalStats* stats) const {
   *result = GetResult::kNotFound;
   const std::string_view user_key = key.user_key();
+  // Candidates are gathered a batch at a time -- level-0 files newest first
+  // whose range holds the key, then at most one file per deeper level --
+  // and each one's filter cache line is requested before any is probed, so
+  // the probes' cache misses overlap instead of following one another.
+  constexpr int kBatch = 16;
+  struct Candidate {
+    const FileMetaData* file;
+    int level;
+  };
+  Candidate batch[kBatch];
+  int n = 0;
   absl::Status status;
-  // Level 0: files may overlap; newest first.
-  for (const auto& f : files[0]) {
-    if (user_key < f->smallest_user_key() || user_key > f->largest_user_key()) {
-      continue;
+  auto add = [&](const FileMetaData* f, int level) {
+    if (f->table != nullptr) f->table->PrefetchFilter(hash);
+    batch[n++] = Candidate{f, level};
+  };
+  // Probes the batch in order; true once a file decided the lookup.
+  auto probe = [&]() {
+    for (int c = 0; c < n; ++c) {
+      if (ProbeFile(options, *batch[c].file, batch[c].level, key, hash, cache,
+                    value, result, stats, &status)) {
+        return true;
+      }
     }
-    if (ProbeFile(options, *f, 0, key, hash, cache, value, result, stats,
-                  &status)) {
-      return status;
+    n = 0;
+    return false;
+  };
+  for (const auto& f : files[0]) {
+    if (user_key >= f->smallest_user_key() &&
+        user_key <= f->largest_user_key()) {
+      add(f.get(), 0);
+      if (n == kBatch && probe()) return status;
     }
   }
-  // Deeper levels: at most one file can hold the key.
+  if (n > kBatch - config::kNumLevels && probe()) return status;
   for (int level = 1; level < config::kNumLevels; ++level) {
     const FileList& fl = files[level];
     if (fl.empty()) continue;
     const size_t i = FindFile(fl, key.internal_key());
-    if (i == fl.size() || user_key < fl[i]->smallest_user_key()) continue;
-    if (ProbeFile(options, *fl[i], level, key, hash, cache, value, result,
-                  stats, &status)) {
-      return status;
+    if (i < fl.size() && user_key >= fl[i]->smallest_user_key()) {
+      add(fl[i].get(), level);
     }
   }
-  return absl::OkStatus();
+  probe();
+  return status;
 }
 
 void Version::AddIterators(

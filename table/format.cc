@@ -1,7 +1,9 @@
 #include "table/format.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "snappy.h"
@@ -89,10 +91,25 @@ absl::Status ReadBlock(const RandomAccessFile& file,
     return CorruptionError(file_name, handle.offset, "block size too large");
   }
   const size_t n = static_cast<size_t>(handle.size);
-  std::unique_ptr<char[]> buf(new char[n + kBlockTrailerSize]);
+  // Read into a per-thread scratch buffer: a mapped file hands back its own
+  // memory and never touches it, and a compressed block is decompressed
+  // into its own buffer anyway, so only a raw block read with pread pays
+  // a copy. Large blocks get a buffer of their own rather than grow it.
+  constexpr size_t kMaxScratch = 256 << 10;
+  thread_local std::vector<char> scratch;
+  std::unique_ptr<char[]> large;
+  char* buf;
+  if (n + kBlockTrailerSize <= kMaxScratch) {
+    if (scratch.size() < n + kBlockTrailerSize) {
+      scratch.resize(std::max<size_t>(n + kBlockTrailerSize, 16 << 10));
+    }
+    buf = scratch.data();
+  } else {
+    large.reset(new char[n + kBlockTrailerSize]);
+    buf = large.get();
+  }
   std::string_view raw;
-  absl::Status s =
-      file.Read(handle.offset, n + kBlockTrailerSize, &raw, buf.get());
+  absl::Status s = file.Read(handle.offset, n + kBlockTrailerSize, &raw, buf);
   if (!s.ok()) return s;
   if (raw.size() != n + kBlockTrailerSize) {
     return CorruptionError(file_name, handle.offset,
@@ -104,15 +121,14 @@ absl::Status ReadBlock(const RandomAccessFile& file,
     return CorruptionError(file_name, handle.offset, "block checksum mismatch");
   }
   switch (static_cast<uint8_t>(data[n])) {
-    case kRawBlock:
-      if (data != buf.get()) {
-        // The Env handed back its own memory; copy so we own the block.
-        std::memcpy(buf.get(), data, n);
-      }
-      out->data = std::string_view(buf.get(), n);
-      out->owned = std::move(buf);
-      out->owned_size = n + kBlockTrailerSize;
+    case kRawBlock: {
+      std::unique_ptr<char[]> owned(new char[std::max<size_t>(n, 1)]);
+      std::memcpy(owned.get(), data, n);
+      out->data = std::string_view(owned.get(), n);
+      out->owned = std::move(owned);
+      out->owned_size = n;
       return absl::OkStatus();
+    }
     case kSnappyBlock: {
       size_t ulength = 0;
       if (!snappy::GetUncompressedLength(data, n, &ulength) ||

@@ -109,6 +109,27 @@ TEST_P(Crc32cTest, MatchesBytewiseAtOddLengthsAndUnalignedStarts) {
   }
 }
 
+// Lengths around the three-stream stretches of the hardware path (3 x 128
+// and 3 x 1024 bytes), checked against the portable code.
+TEST_P(Crc32cTest, LongBuffersMatchThePortablePath) {
+  uint64_t seed = test::TestSeed(303);
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  Random rnd(seed);
+  std::vector<char> buf(100000 + 16);
+  for (char& c : buf) c = static_cast<char>(rnd.Next());
+  for (size_t start : {0, 3, 8}) {
+    for (size_t len : {383, 384, 385, 767, 768, 3071, 3072, 3073, 4096, 4101,
+                       6144, 10000, 100000}) {
+      const uint32_t expect = internal::ExtendPortable(0, &buf[start], len);
+      ASSERT_EQ(Crc(&buf[start], len), expect)
+          << "start " << start << " len " << len;
+      // And continuing from a non-zero register.
+      ASSERT_EQ(GetParam().extend(0x12345678u, &buf[start], len),
+                internal::ExtendPortable(0x12345678u, &buf[start], len));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllPaths, Crc32cTest, ::testing::ValuesIn(Impls()),
                          [](const ::testing::TestParamInfo<Impl>& info) {
                            return std::string(info.param.name);
