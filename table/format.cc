@@ -36,19 +36,21 @@ void Footer::EncodeTo(std::string* dst) const {
   PutFixed64(dst, kTableMagicNumber);
 }
 
-absl::Status Footer::DecodeFrom(std::string_view input,
-                                const std::string& file) {
+absl::Status Footer::DecodeFrom(std::string_view input, const std::string& file,
+                                uint64_t footer_offset) {
   if (input.size() != kFooterSize) {
-    return CorruptionError(file, 0, "file too short to be an SSTable");
+    return CorruptionError(file, footer_offset,
+                           "file too short to be an SSTable");
   }
   const char* p = input.data();
   if (DecodeFixed64(p + 40) != kTableMagicNumber) {
-    return CorruptionError(file, 40,
+    return CorruptionError(file, footer_offset + 40,
                            "bad magic number in footer (not an SSTable)");
   }
   const uint32_t stored = crc32c::Unmask(DecodeFixed32(p + 36));
   if (stored != crc32c::Value(p, 36)) {
-    return CorruptionError(file, 36, "footer checksum mismatch");
+    return CorruptionError(file, footer_offset + 36,
+                           "footer checksum mismatch");
   }
   metaindex.offset = DecodeFixed64(p);
   metaindex.size = DecodeFixed64(p + 8);

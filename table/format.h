@@ -44,8 +44,10 @@ struct Footer {
   uint32_t format_version = kTableFormatVersion;
 
   void EncodeTo(std::string* dst) const;  // exactly kFooterSize bytes
-  // Validates magic, checksum and version. `file` names the file in errors.
-  absl::Status DecodeFrom(std::string_view input, const std::string& file);
+  // Validates magic, checksum and version. `file` names the file in errors;
+  // their offsets are file offsets, the footer starting at footer_offset.
+  absl::Status DecodeFrom(std::string_view input, const std::string& file,
+                          uint64_t footer_offset = 0);
 };
 
 // A block's decoded contents. `data` points into `owned` (or into memory

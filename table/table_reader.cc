@@ -53,7 +53,8 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   RETURN_IF_ERROR(
       t->file_->Read(file_size - kFooterSize, kFooterSize, &footer_bytes, buf));
   Footer footer;
-  RETURN_IF_ERROR(footer.DecodeFrom(footer_bytes, t->file_name_));
+  RETURN_IF_ERROR(
+      footer.DecodeFrom(footer_bytes, t->file_name_, file_size - kFooterSize));
   const uint64_t limit = file_size - kFooterSize;
   if (!footer.metaindex.FitsBefore(limit) || !footer.index.FitsBefore(limit)) {
     return CorruptionError(t->file_name_, file_size - kFooterSize,
@@ -230,7 +231,8 @@ absl::Status Table::VerifyChecksum() const {
   RETURN_IF_ERROR(
       file_->Read(file_size_ - kFooterSize, kFooterSize, &footer_bytes, buf));
   Footer footer;
-  RETURN_IF_ERROR(footer.DecodeFrom(footer_bytes, file_name_));
+  RETURN_IF_ERROR(
+      footer.DecodeFrom(footer_bytes, file_name_, file_size_ - kFooterSize));
   if (footer.index.offset != index_handle_.offset ||
       footer.index.size != index_handle_.size ||
       footer.metaindex.offset != metaindex_handle_.offset ||
