@@ -162,7 +162,11 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
       stats_.Add(-1, kStallMicros, 1000);
       mu_.Lock();
       allow_delay = false;
-    } else if (!force && used <= options_.write_buffer_size) {
+    } else if (!force &&
+               (used <= options_.write_buffer_size || mem_->empty())) {
+      // An empty memtable takes any write: its fixed overhead alone may
+      // exceed a small write_buffer_size, and switching it for another
+      // empty one would loop forever.
       return absl::OkStatus();
     } else if (force && mem_->empty()) {
       return absl::OkStatus();  // nothing to flush
