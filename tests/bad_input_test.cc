@@ -282,6 +282,19 @@ TEST_F(BadInputTest, ExtremeButValidOptionsWork) {
   }
 }
 
+TEST_F(BadInputTest, HugeBlockCacheStillCaches) {
+  // Regression: a SIZE_MAX capacity overflowed the per-shard share to 0,
+  // silently disabling the cache.
+  options_.block_cache_capacity = ~size_t{0};
+  ASSERT_TRUE(Open().ok());
+  ASSERT_TRUE(db_->Put(WriteOptions(), "k", "v").ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  EXPECT_EQ(Get("k"), "v");
+  const uint64_t hits = db_->GetStatistics().Get(kBlockCacheDataHit);
+  EXPECT_EQ(Get("k"), "v");
+  EXPECT_EQ(db_->GetStatistics().Get(kBlockCacheDataHit), hits + 1);
+}
+
 TEST_F(BadInputTest, OddPropertyNamesAreUnknown) {
   ASSERT_TRUE(Open().ok());
   for (const char* name :

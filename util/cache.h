@@ -47,7 +47,9 @@ class LruCache {
   // capacity 0 caches nothing (Insert just hands the value back).
   explicit LruCache(size_t capacity)
       : capacity_(capacity),
-        per_shard_((capacity + kNumShards - 1) / kNumShards) {}
+        // Rounded up, without the overflow of (capacity + 15) / 16, which
+        // made a SIZE_MAX capacity cache nothing.
+        per_shard_(capacity / kNumShards + (capacity % kNumShards != 0)) {}
 
   LruCache(const LruCache&) = delete;
   LruCache& operator=(const LruCache&) = delete;
