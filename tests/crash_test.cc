@@ -1,13 +1,14 @@
 // Crash loops (issue #8, "Crash loop").
 //
 // ProcessCrash: a forked child opens a real POSIX DB with a small memtable
-// (so flushes and compactions run), writes single puts, deletes and
-// batches, some synced, and records each write in an append-only
-// expected-state file: an intent record before the write, an ack record
-// after it returns OK. The parent SIGKILLs the child after a random delay,
-// reopens the DB and checks that it holds exactly the writes up to the last
-// ack, or those plus the one write in flight (all of it or none of it).
-// Then the next cycle starts on the same DB.
+// (so flushes and compactions run); one to three writer threads (so group
+// commit joins their batches) write single puts, deletes and batches, some
+// synced, each on its own keys, and record each write in their own
+// append-only expected-state file: an intent record before the write, an
+// ack record after it returns OK. The parent SIGKILLs the child after a
+// random delay, reopens the DB and checks that, per writer, it holds
+// exactly the writes up to the last ack, or those plus the one write in
+// flight (all of it or none of it). The next cycle reuses the DB.
 //
 // MachineCrash: FaultInjectionEnv drops everything not synced, as a power
 // loss would; every synced write must survive, and what survives must be a
@@ -29,6 +30,8 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -69,12 +72,15 @@ Options CrashOptions() {
   return o;
 }
 
-// A random write. Values name the cycle and write, so every value is unique.
-WriteOps RandomWrite(Random* rnd, int cycle, uint64_t id) {
+// A random write on keys starting with `prefix`. Values name the cycle
+// and write, so every value is unique.
+WriteOps RandomWrite(Random* rnd, int cycle, uint64_t id,
+                     std::string_view prefix = "") {
   WriteOps ops;
   const int n = rnd->OneIn(5) ? 2 + static_cast<int>(rnd->Uniform(7)) : 1;
   for (int i = 0; i < n; ++i) {
-    std::string key = absl::StrFormat("key%05u", rnd->Uniform(kKeySpace));
+    std::string key =
+        absl::StrFormat("%skey%05u", prefix, rnd->Uniform(kKeySpace));
     if (rnd->OneIn(10)) {
       ops.emplace_back(std::move(key), std::nullopt);
       continue;
@@ -194,37 +200,60 @@ absl::StatusOr<int> LoadAckLog(const std::string& path, ExpectedState* model) {
 
 // ---- process crash ----
 
-// The child: writes until killed. Never returns.
-[[noreturn]] void RunChild(const std::string& dbpath, const std::string& log,
-                           int cycle, uint64_t seed) {
+constexpr int kMaxWriters = 3;
+
+std::string WriterPrefix(int t) { return absl::StrCat("t", t, "/"); }
+std::string AckLogName(const std::string& dir, int cycle, int t) {
+  return absl::StrCat(dir, "/acks-", cycle, "-", t);
+}
+
+// One writer thread of the child: its own keys, its own expected-state
+// file. Exits the process on any failure.
+void WriterLoop(DB* db, const std::string& log, int cycle, int t,
+                uint64_t seed) {
   AckLogWriter acks(log);
   if (!acks.ok()) _exit(10);
-  auto db = DB::Open(CrashOptions(), dbpath);
-  if (!db.ok()) {
-    std::fprintf(stderr, "child: open: %s\n", db.status().ToString().c_str());
-    _exit(11);
-  }
+  const std::string prefix = WriterPrefix(t);
   Random rnd(seed);
   WriteOptions sync, nosync;
   sync.sync = true;
   for (uint64_t id = 1;; ++id) {
-    WriteOps ops = RandomWrite(&rnd, cycle, id);
+    WriteOps ops = RandomWrite(&rnd, cycle, id, prefix);
     WriteBatch batch = test::ToBatch(ops);
     if (!acks.Intent(id, ops)) _exit(12);
-    absl::Status s = (*db)->Write(rnd.OneIn(100) ? sync : nosync, &batch);
+    absl::Status s = db->Write(rnd.OneIn(100) ? sync : nosync, &batch);
     if (!s.ok()) {
       std::fprintf(stderr, "child: write %llu: %s\n",
                    static_cast<unsigned long long>(id), s.ToString().c_str());
       _exit(13);
     }
     if (!acks.Ack(id)) _exit(14);
-    if (rnd.OneIn(3000)) {
+    if (t == 0 && rnd.OneIn(3000)) {
       // A manual compaction of a small range, racing the kill.
-      const std::string a = absl::StrFormat("key%05u", rnd.Uniform(kKeySpace));
-      s = (*db)->CompactRange(a, a + "~");
+      const std::string a =
+          absl::StrFormat("%skey%05u", prefix, rnd.Uniform(kKeySpace));
+      s = db->CompactRange(a, a + "~");
       if (!s.ok()) _exit(15);
     }
   }
+}
+
+// The child: `writers` threads write until the process is killed. Several
+// writers make group commit put their batches in one WAL record.
+[[noreturn]] void RunChild(const std::string& dbpath, const std::string& dir,
+                           int cycle, int writers, uint64_t seed) {
+  auto db = DB::Open(CrashOptions(), dbpath);
+  if (!db.ok()) {
+    std::fprintf(stderr, "child: open: %s\n", db.status().ToString().c_str());
+    _exit(11);
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < writers; ++t) {
+    threads.emplace_back(WriterLoop, db->get(), AckLogName(dir, cycle, t),
+                         cycle, t, seed + static_cast<uint64_t>(t));
+  }
+  for (std::thread& th : threads) th.join();  // never: they write forever
+  _exit(16);
 }
 
 // How long the child runs before the kill: mostly a few hundred ms, with
@@ -243,15 +272,16 @@ TEST(CrashTest, ProcessCrashLosesNoAcknowledgedWrite) {
   const std::string dir = test::TempDir("crash");
   const std::string dbpath = dir + "/db";
   Random rnd(seed);
-  ExpectedState model;
-  int total_acks = 0, in_flight_found = 0;
+  std::vector<ExpectedState> models;
+  for (int t = 0; t < kMaxWriters; ++t) models.emplace_back(WriterPrefix(t));
+  int total_acks = 0, in_flight = 0, in_flight_found = 0;
   for (int cycle = 0; cycle < cycles; ++cycle) {
-    const std::string log = absl::StrCat(dir, "/acks-", cycle);
+    const int writers = 1 + cycle % kMaxWriters;
     const uint64_t child_seed = rnd.Next64();
     std::fflush(nullptr);  // the child must not flush our buffers again
     const pid_t pid = fork();
     ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
-    if (pid == 0) RunChild(dbpath, log, cycle, child_seed);
+    if (pid == 0) RunChild(dbpath, dir, cycle, writers, child_seed);
     usleep(static_cast<useconds_t>(KillDelayMicros(&rnd)));
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     int wstatus = 0;
@@ -260,28 +290,34 @@ TEST(CrashTest, ProcessCrashLosesNoAcknowledgedWrite) {
         << "cycle " << cycle << ": the child exited by itself with status "
         << (WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
 
-    absl::StatusOr<int> acks = LoadAckLog(log, &model);
-    ASSERT_TRUE(acks.ok()) << acks.status();
-    const size_t written = model.pending_writes();
     auto db = DB::Open(CrashOptions(), dbpath);
     ASSERT_TRUE(db.ok()) << "cycle " << cycle << ": " << db.status();
-    size_t found = 0;
-    absl::Status v = model.Verify(db->get(), &found);
-    ASSERT_TRUE(v.ok()) << "cycle " << cycle << " (seed " << seed << "): " << v;
-    total_acks += *acks;
-    if (found > static_cast<size_t>(*acks)) ++in_flight_found;
-    std::printf("cycle %2d: %6d acked, %s, %zu keys\n", cycle, *acks,
-                written > static_cast<size_t>(*acks)
-                    ? (found > static_cast<size_t>(*acks)
-                           ? "the write in flight is in"
-                           : "the write in flight is not in")
-                    : "nothing in flight",
-                model.base().size());
+    int acked = 0, cycle_in_flight = 0, cycle_found = 0;
+    for (int t = 0; t < kMaxWriters; ++t) {
+      absl::StatusOr<int> acks =
+          LoadAckLog(AckLogName(dir, cycle, t), &models[t]);
+      ASSERT_TRUE(acks.ok()) << acks.status();
+      const size_t written = models[t].pending_writes();
+      size_t found = 0;
+      absl::Status v = models[t].Verify(db->get(), &found);
+      ASSERT_TRUE(v.ok()) << "cycle " << cycle << ", writer " << t << " (seed "
+                          << seed << "): " << v;
+      acked += *acks;
+      cycle_in_flight += static_cast<int>(written) - *acks;
+      cycle_found += static_cast<int>(found) - *acks;
+    }
+    total_acks += acked;
+    in_flight += cycle_in_flight;
+    in_flight_found += cycle_found;
+    std::printf(
+        "cycle %2d: %d writers, %6d acked, %d in flight of which %d "
+        "applied\n",
+        cycle, writers, acked, cycle_in_flight, cycle_found);
   }
   std::printf(
-      "%d cycles, %d acknowledged writes, none lost; %d in-flight "
-      "writes found applied\n",
-      cycles, total_acks, in_flight_found);
+      "%d cycles, %d acknowledged writes, none lost; %d writes in "
+      "flight at the kill, %d of them applied (all or nothing)\n",
+      cycles, total_acks, in_flight, in_flight_found);
   std::filesystem::remove_all(dir);
 }
 

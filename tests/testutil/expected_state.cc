@@ -1,6 +1,7 @@
 #include "tests/testutil/expected_state.h"
 
 #include <algorithm>
+#include <cassert>
 #include <set>
 
 #include "absl/strings/escaping.h"
@@ -42,6 +43,7 @@ WriteBatch ToBatch(const WriteOps& ops) {
 void ExpectedState::Add(WriteOps ops, bool durable) {
   const size_t index = writes_.size();
   for (const auto& op : ops) {
+    assert(op.first.compare(0, prefix_.size(), prefix_) == 0);
     std::vector<size_t>& t = touched_[op.first];
     if (t.empty() || t.back() != index) t.push_back(index);
   }
@@ -112,8 +114,9 @@ absl::Status ExpectedState::Verify(DB* db, size_t* found) {
   // The iterator must agree with Get and show no key nobody wrote.
   std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
   size_t iterated = 0;
-  for (it->SeekToFirst(); it->Valid(); it->Next(), ++iterated) {
+  for (it->Seek(prefix_); it->Valid(); it->Next(), ++iterated) {
     const std::string k(it->key());
+    if (k.compare(0, prefix_.size(), prefix_) != 0) break;
     auto s = seen.find(k);
     if (s == seen.end() || s->second != std::string(it->value())) {
       return absl::InternalError(absl::StrCat(

@@ -38,8 +38,14 @@ WriteBatch ToBatch(const WriteOps& ops);
 
 class ExpectedState {
  public:
-  // Appends a write. durable: it (and so every write before it) must be
-  // found after the crash.
+  // The model owns the keys starting with key_prefix (all keys by
+  // default); several models with disjoint prefixes can share one DB, one
+  // per writer thread.
+  explicit ExpectedState(std::string key_prefix = "")
+      : prefix_(std::move(key_prefix)) {}
+
+  // Appends a write. Every key must start with the model's prefix. durable: it
+  // (and so every write before it) must be found after the crash.
   void Add(WriteOps ops, bool durable);
   // Marks every write added so far as durable.
   void MarkAllDurable() { must_ = writes_.size(); }
@@ -64,6 +70,7 @@ class ExpectedState {
                                const std::optional<std::string>& seen,
                                std::vector<int>* count) const;
 
+  std::string prefix_;
   std::map<std::string, std::string> base_;
   std::vector<WriteOps> writes_;
   size_t must_ = 0;  // writes_[0, must_) must be present
