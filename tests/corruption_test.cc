@@ -330,6 +330,54 @@ TEST_F(CorruptionTest, CompactingADamagedTableStopsWritesNotReads) {
   EXPECT_EQ(CheckReads(table, true), 0);
 }
 
+TEST_F(CorruptionTest, DamageNeverUncoversAnOlderVersion) {
+  // Regression: when a newer table's block was damaged, the merging
+  // iterator went on without that table, so iteration showed the older
+  // table's stale values -- and keys the newer table had deleted -- before
+  // status() reported the damage.
+  ASSERT_TRUE(Open().ok());
+  for (int i = 0; i < kKeys; ++i) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), Key(i), "old").ok());
+  }
+  ASSERT_TRUE(db_->Flush().ok());
+  for (int i = 0; i < kKeys; ++i) {
+    if (i % 3 == 0) {
+      ASSERT_TRUE(db_->Delete(WriteOptions(), Key(i)).ok());
+    } else {
+      ASSERT_TRUE(db_->Put(WriteOptions(), Key(i), Value(i)).ok());
+    }
+  }
+  ASSERT_TRUE(db_->Flush().ok());
+  db_.reset();
+  const std::vector<std::string> tables = Files(".sst");
+  ASSERT_EQ(tables.size(), 2u);
+  const std::string newer = tables[1];  // higher file number
+  const std::vector<Table::BlockInfo> blocks = BlocksOf(newer);
+  Flip(newer, blocks[blocks.size() / 3].handle.offset + 3);
+  ASSERT_TRUE(Open().ok());
+  ReadOptions ro;
+  ro.verify_checksums = true;
+  int shown = 0;
+  std::unique_ptr<Iterator> it = db_->NewIterator(ro);
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++shown) {
+    ASSERT_NE(it->value(), "old") << it->key() << " shows a stale value";
+  }
+  EXPECT_EQ(it->status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_GT(shown, 0);
+  for (it->SeekToLast(); it->Valid(); it->Prev()) {
+    ASSERT_NE(it->value(), "old") << it->key() << " shows a stale value";
+  }
+  EXPECT_EQ(it->status().code(), absl::StatusCode::kDataLoss);
+  for (int i = 0; i < kKeys; ++i) {
+    std::string v;
+    absl::Status s = db_->Get(ro, Key(i), &v);
+    ASSERT_FALSE(s.ok() && v == "old") << Key(i) << " shows a stale value";
+    if (i % 3 == 0) {
+      EXPECT_FALSE(s.ok()) << Key(i) << " was deleted";
+    }
+  }
+}
+
 // ---- the WAL ----
 
 class WalCorruptionTest : public CorruptionTest {
