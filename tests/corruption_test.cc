@@ -221,6 +221,7 @@ TEST_F(CorruptionTest, EveryRegionOfATable) {
       absl::Status s = Open(/*paranoid=*/true);
       ASSERT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
       EXPECT_NE(s.message().find(table), absl::string_view::npos) << s;
+      EXPECT_TRUE(OffsetNamed(s.message()).has_value()) << s;
       s = Open();
       if (b.kind == "data" || b.kind == "filter") {
         ASSERT_TRUE(s.ok()) << s;
