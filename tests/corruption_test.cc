@@ -194,7 +194,7 @@ std::vector<uint64_t> SpotsIn(const BlockHandle& h) {
 }
 
 TEST_F(CorruptionTest, EveryRegionOfATable) {
-  BuildOneTable();
+  ASSERT_NO_FATAL_FAILURE(BuildOneTable());
   const std::string table = Files(".sst")[0];
   const uint64_t size = *env_->GetFileSize(table);
   std::vector<Table::BlockInfo> blocks = BlocksOf(table);
@@ -263,7 +263,7 @@ TEST_F(CorruptionTest, RandomFlipsNeverReturnWrongData) {
   const uint64_t seed = test::TestSeed(601);
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
   Random rnd(seed);
-  BuildOneTable();
+  ASSERT_NO_FATAL_FAILURE(BuildOneTable());
   const std::string table = Files(".sst")[0];
   const uint64_t size = *env_->GetFileSize(table);
   int open_failed = 0, read_errors = 0;
@@ -290,7 +290,7 @@ TEST_F(CorruptionTest, RandomFlipsNeverReturnWrongData) {
 }
 
 TEST_F(CorruptionTest, MissingOrTruncatedTableIsDataLoss) {
-  BuildOneTable();
+  ASSERT_NO_FATAL_FAILURE(BuildOneTable());
   const std::string table = Files(".sst")[0];
   ASSERT_TRUE(env_->RemoveFile(table).ok());
   absl::Status s = Open();
@@ -306,7 +306,7 @@ TEST_F(CorruptionTest, MissingOrTruncatedTableIsDataLoss) {
 }
 
 TEST_F(CorruptionTest, CompactingADamagedTableStopsWritesNotReads) {
-  BuildOneTable();
+  ASSERT_NO_FATAL_FAILURE(BuildOneTable());
   const std::string table = Files(".sst")[0];
   const std::vector<Table::BlockInfo> blocks = BlocksOf(table);
   Flip(table, blocks[1].handle.offset + 10);  // the second data block
@@ -410,7 +410,7 @@ class WalCorruptionTest : public CorruptionTest {
 };
 
 TEST_F(WalCorruptionTest, FlipInTheMiddleFailsOpenNamingFileAndOffset) {
-  BuildWal();
+  ASSERT_NO_FATAL_FAILURE(BuildWal());
   const std::string log = Files(".log")[0];
   const std::vector<uint64_t> records = RecordOffsets(log);
   ASSERT_EQ(records.size(), static_cast<size_t>(kKeys));
@@ -428,7 +428,7 @@ TEST_F(WalCorruptionTest, FlipInTheMiddleFailsOpenNamingFileAndOffset) {
 }
 
 TEST_F(WalCorruptionTest, FlipInTheLastRecordDropsOnlyIt) {
-  BuildWal();
+  ASSERT_NO_FATAL_FAILURE(BuildWal());
   const std::string log = Files(".log")[0];
   const uint64_t last = RecordOffsets(log).back();
   for (uint64_t delta : {uint64_t{0}, uint64_t{4}, uint64_t{6}, uint64_t{20}}) {
@@ -449,7 +449,7 @@ TEST_F(WalCorruptionTest, TruncatedAnywhereKeepsAPrefix) {
   const uint64_t seed = test::TestSeed(602);
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
   Random rnd(seed);
-  BuildWal();
+  ASSERT_NO_FATAL_FAILURE(BuildWal());
   const std::string log = Files(".log")[0];
   const std::vector<uint64_t> records = RecordOffsets(log);
   const std::string full = saved_[log.substr(4)];
@@ -526,7 +526,7 @@ TEST_F(CorruptionTest, ManifestFlipIsDataLossOrHarmless) {
 }
 
 TEST_F(CorruptionTest, DamagedCurrentIsDataLoss) {
-  BuildOneTable();
+  ASSERT_NO_FATAL_FAILURE(BuildOneTable());
   const std::string current = "/db/CURRENT";
   const std::string good = saved_["CURRENT"];
   for (const std::string& bad :

@@ -323,94 +323,118 @@ TEST(CrashTest, ProcessCrashLosesNoAcknowledgedWrite) {
 
 // ---- machine crash ----
 
-class MachineCrashTest : public ::testing::TestWithParam<bool> {};
-
-TEST_P(MachineCrashTest, KeepsEverySyncedWriteAndNoHoles) {
-  const bool posix = GetParam();
-  const uint64_t seed = test::TestSeed(502);
-  const int cycles = Cycles(posix ? 8 : 40);
-  std::printf("seed %llu, %d cycles on %s\n",
-              static_cast<unsigned long long>(seed), cycles,
-              posix ? "POSIX" : "the memory env");
-  std::unique_ptr<Env> mem;
-  std::string dir;
-  if (posix) {
-    dir = test::TempDir("machine-crash");
-  } else {
-    mem = NewMemEnv();
-    dir = "/crash";
+// Runs the power-loss cycles on FaultInjectionEnv over the memory env
+// (false) or the POSIX file system (true).
+class MachineCrashTest : public ::testing::TestWithParam<bool> {
+ protected:
+  MachineCrashTest()
+      : mem_(GetParam() ? nullptr : NewMemEnv()),
+        dir_(GetParam() ? test::TempDir("machine-crash") : "/crash"),
+        env_(GetParam() ? Env::Default() : mem_.get()) {
+    options_ = CrashOptions();
+    options_.env = &env_;
+    options_.write_buffer_size = 16 << 10;
+    options_.max_file_size = 16 << 10;
+    sync_.sync = true;
   }
-  FaultInjectionEnv env(posix ? Env::Default() : mem.get());
-  Options options = CrashOptions();
-  options.env = &env;
-  options.write_buffer_size = 16 << 10;
-  options.max_file_size = 16 << 10;
-  const std::string dbpath = dir + "/db";
-  Random rnd(seed);
-  ExpectedState model;
-  uint64_t id = 0;
-  WriteOptions sync, nosync;
-  sync.sync = true;
-  int synced = 0, lost = 0, open_crashes = 0;
-  for (int cycle = 0; cycle < cycles; ++cycle) {
-    // Sometimes the power fails during Open itself: at the k-th append,
-    // sync or file creation.
-    if (cycle > 0 && rnd.OneIn(3)) {
-      const FaultOp ops[] = {FaultOp::kAppend, FaultOp::kSync,
-                             FaultOp::kNewFile, FaultOp::kSyncDir};
-      env.InjectError(ops[rnd.Uniform(4)], "", FaultInjectionEnv::IOError(),
-                      static_cast<int>(rnd.Uniform(4)));
-      auto db = DB::Open(options, dbpath);
-      env.SetFilesystemActive(false);
-      if (db.ok()) db->reset();
-      ASSERT_TRUE(env.SimulateCrash().ok());
-      env.SetFilesystemActive(true);
-      env.ClearErrors();
-      if (!db.ok()) ++open_crashes;
-    }
-    auto db = DB::Open(options, dbpath);
-    ASSERT_TRUE(db.ok()) << "cycle " << cycle << ": " << db.status();
-    const size_t written = model.pending_writes();
-    size_t found = 0;
-    absl::Status v = model.Verify(db->get(), &found);
-    ASSERT_TRUE(v.ok()) << "cycle " << cycle << " (seed " << seed << "): " << v;
-    lost += static_cast<int>(written - found);
+  ~MachineCrashTest() override {
+    if (GetParam()) std::filesystem::remove_all(dir_);
+  }
 
-    const int n = static_cast<int>(rnd.Uniform(4000));
+  // Cuts the power with db (if any) still running, then brings it back.
+  void PowerLoss(std::unique_ptr<DB>* db) {
+    env_.SetFilesystemActive(false);
+    db->reset();
+    ASSERT_TRUE(env_.SimulateCrash().ok());
+    env_.SetFilesystemActive(true);
+  }
+
+  // Sometimes the power fails during Open itself: at the k-th append,
+  // sync, file creation or directory sync.
+  void MaybeCrashDuringOpen(Random* rnd) {
+    if (!rnd->OneIn(3)) return;
+    const FaultOp ops[] = {FaultOp::kAppend, FaultOp::kSync, FaultOp::kNewFile,
+                           FaultOp::kSyncDir};
+    env_.InjectError(ops[rnd->Uniform(4)], "", FaultInjectionEnv::IOError(),
+                     static_cast<int>(rnd->Uniform(4)));
+    auto db = DB::Open(options_, dbpath());
+    if (!db.ok()) ++open_crashes_;
+    std::unique_ptr<DB> live = db.ok() ? *std::move(db) : nullptr;
+    PowerLoss(&live);
+    env_.ClearErrors();
+  }
+
+  // Opens the DB and checks it against the model.
+  void OpenAndVerify(const std::string& when, std::unique_ptr<DB>* db) {
+    auto opened = DB::Open(options_, dbpath());
+    ASSERT_TRUE(opened.ok()) << when << ": " << opened.status();
+    *db = *std::move(opened);
+    const size_t written = model_.pending_writes();
+    size_t found = 0;
+    absl::Status v = model_.Verify(db->get(), &found);
+    ASSERT_TRUE(v.ok()) << when << ": " << v;
+    lost_ += static_cast<int>(written - found);
+  }
+
+  // Up to 4000 random writes, one in 20 synced, with an occasional flush.
+  void WriteSome(DB* db, Random* rnd, int cycle) {
+    const int n = static_cast<int>(rnd->Uniform(4000));
     for (int i = 0; i < n; ++i) {
-      WriteOps ops = RandomWrite(&rnd, cycle, ++id);
+      WriteOps ops = RandomWrite(rnd, cycle, ++id_);
       WriteBatch batch = test::ToBatch(ops);
-      const bool is_sync = rnd.OneIn(20);
-      ASSERT_TRUE((*db)->Write(is_sync ? sync : nosync, &batch).ok());
-      model.Add(std::move(ops), is_sync);
-      synced += is_sync;
-      if (rnd.OneIn(1500)) {
-        ASSERT_TRUE((*db)->Flush().ok());
+      const bool is_sync = rnd->OneIn(20);
+      ASSERT_TRUE(db->Write(is_sync ? sync_ : WriteOptions(), &batch).ok());
+      model_.Add(std::move(ops), is_sync);
+      synced_ += is_sync;
+      if (rnd->OneIn(1500)) {
+        ASSERT_TRUE(db->Flush().ok());
       }
     }
-    // The power fails now, with flushes and compactions possibly running.
-    env.SetFilesystemActive(false);
-    WriteOps ops = RandomWrite(&rnd, cycle, ++id);
-    WriteBatch batch = test::ToBatch(ops);
-    EXPECT_FALSE((*db)->Write(sync, &batch).ok());
-    model.Add(std::move(ops), false);
-    db->reset();
-    ASSERT_TRUE(env.SimulateCrash().ok());
-    env.SetFilesystemActive(true);
   }
-  auto db = DB::Open(options, dbpath);
-  ASSERT_TRUE(db.ok()) << db.status();
-  const size_t written = model.pending_writes();
-  size_t found = 0;
-  absl::Status v = model.Verify(db->get(), &found);
-  ASSERT_TRUE(v.ok()) << "after the last cycle (seed " << seed << "): " << v;
-  lost += static_cast<int>(written - found);
-  db->reset();
+
+  std::string dbpath() const { return dir_ + "/db"; }
+
+  std::unique_ptr<Env> mem_;
+  const std::string dir_;
+  FaultInjectionEnv env_;
+  Options options_;
+  WriteOptions sync_;
+  ExpectedState model_;
+  uint64_t id_ = 0;
+  int synced_ = 0, lost_ = 0, open_crashes_ = 0;
+};
+
+TEST_P(MachineCrashTest, KeepsEverySyncedWriteAndNoHoles) {
+  const uint64_t seed = test::TestSeed(502);
+  const int cycles = Cycles(GetParam() ? 8 : 40);
+  std::printf("seed %llu, %d cycles on %s\n",
+              static_cast<unsigned long long>(seed), cycles,
+              GetParam() ? "POSIX" : "the memory env");
+  Random rnd(seed);
+  for (int cycle = 0; cycle < cycles; ++cycle) {
+    if (cycle > 0) {
+      ASSERT_NO_FATAL_FAILURE(MaybeCrashDuringOpen(&rnd));
+    }
+    std::unique_ptr<DB> db;
+    ASSERT_NO_FATAL_FAILURE(OpenAndVerify(
+        absl::StrCat("cycle ", cycle, " (seed ", seed, ")"), &db));
+    ASSERT_NO_FATAL_FAILURE(WriteSome(db.get(), &rnd, cycle));
+    // The power fails now, with flushes and compactions possibly running;
+    // a write racing it fails and is not durable.
+    env_.SetFilesystemActive(false);
+    WriteOps ops = RandomWrite(&rnd, cycle, ++id_);
+    WriteBatch batch = test::ToBatch(ops);
+    EXPECT_FALSE(db->Write(sync_, &batch).ok());
+    model_.Add(std::move(ops), false);
+    ASSERT_NO_FATAL_FAILURE(PowerLoss(&db));
+  }
+  std::unique_ptr<DB> db;
+  ASSERT_NO_FATAL_FAILURE(OpenAndVerify(
+      absl::StrCat("after the last cycle (seed ", seed, ")"), &db));
   std::printf(
-      "%d cycles (%d crashed during Open), %d synced writes kept, %d "
+      "%d cycles (%d crashed during Open), %d synced writes, all kept; %d "
       "unsynced writes lost\n",
-      cycles, open_crashes, synced, lost);
-  if (posix) std::filesystem::remove_all(dir);
+      cycles, open_crashes_, synced_, lost_);
 }
 
 INSTANTIATE_TEST_SUITE_P(Envs, MachineCrashTest, ::testing::Bool(),

@@ -207,7 +207,7 @@ TEST_F(FaultInjectionTest, LiveWriteFaultsStopWritesAndLoseNothing) {
     SCOPED_TRACE(f.Name());
     env_->ClearErrors();
     ASSERT_TRUE(Open().ok());
-    WriteAcked(&rnd, 300);
+    ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 300));
     absl::Status error;
     RunLiveFault(f, &rnd, &error);
     ASSERT_FALSE(error.ok()) << "the fault never fired";
@@ -235,7 +235,8 @@ TEST_F(FaultInjectionTest, LiveWriteFaultsStopWritesAndLoseNothing) {
     ASSERT_TRUE(Open().ok());
     v = model_.Verify(db_.get());
     ASSERT_TRUE(v.ok()) << v;
-    WriteAcked(&rnd, 50);  // and the DB takes writes again
+    // And the DB takes writes again.
+    ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 50));
     ASSERT_TRUE(Open().ok());
     v = model_.Verify(db_.get());
     ASSERT_TRUE(v.ok()) << v;
@@ -267,7 +268,8 @@ TEST_F(FaultInjectionTest, OpenFaultsFailOpenAndLoseNothing) {
     SCOPED_TRACE(f.Name());
     env_->ClearErrors();
     ASSERT_TRUE(Open().ok());
-    WriteAcked(&rnd, 400);  // in tables and in the WAL
+    // In tables and in the WAL.
+    ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 400));
     db_.reset();
     env_->InjectError(f.op, f.file, f.Error(), f.skip);
     absl::Status s = Open();
@@ -299,7 +301,7 @@ TEST_F(FaultInjectionTest, CompactionWriteFaultsStopWritesAndLoseNothing) {
       SCOPED_TRACE(f.Name());
       env_->ClearErrors();
       ASSERT_TRUE(Open().ok());
-      WriteAcked(&rnd, 1500);
+      ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 1500));
       ASSERT_TRUE(db_->Flush().ok());
       ASSERT_TRUE(db_->WaitForCompaction().ok());
       const Statistics before = db_->GetStatistics();
@@ -329,7 +331,7 @@ TEST_F(FaultInjectionTest, FailedRemovalsAreHarmless) {
   Random rnd(test::TestSeed(403));
   ASSERT_TRUE(Open().ok());
   env_->InjectError(FaultOp::kRemove, "", FaultInjectionEnv::IOError());
-  WriteAcked(&rnd, 3000);
+  ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 3000));
   ASSERT_TRUE(db_->WaitForCompaction().ok());
   EXPECT_GT(env_->injected_error_count(), 0u);
   ASSERT_TRUE(Open().ok());
@@ -343,7 +345,7 @@ TEST_F(FaultInjectionTest, ReadErrorsAreReportedNotFatal) {
   Random rnd(test::TestSeed(404));
   options_.block_cache_capacity = 0;  // every read goes to the file
   ASSERT_TRUE(Open().ok());
-  WriteAcked(&rnd, 2000);
+  ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 2000));
   ASSERT_TRUE(db_->Flush().ok());
   ASSERT_TRUE(db_->WaitForCompaction().ok());
   env_->InjectError(FaultOp::kRead, ".sst", FaultInjectionEnv::IOError());

@@ -91,21 +91,19 @@ void ExpectedState::CountConsistentPrefixes(
   }
 }
 
-absl::Status ExpectedState::Verify(DB* db, size_t* found) {
+absl::Status ExpectedState::ReadKeys(DB* db, Seen* seen) const {
   std::set<std::string> keys;
   for (const auto& [k, v] : base_) keys.insert(k);
   for (const auto& [k, t] : touched_) keys.insert(k);
-
-  std::map<std::string, std::optional<std::string>> seen;
   size_t present = 0;
   for (const std::string& k : keys) {
     std::string value;
     absl::Status s = db->Get(ReadOptions(), k, &value);
     if (s.ok()) {
-      seen[k] = std::move(value);
+      (*seen)[k] = std::move(value);
       ++present;
     } else if (absl::IsNotFound(s)) {
-      seen[k] = std::nullopt;
+      (*seen)[k] = std::nullopt;
     } else {
       return absl::Status(
           s.code(), absl::StrCat("Get(", absl::CEscape(k), "): ", s.message()));
@@ -117,12 +115,13 @@ absl::Status ExpectedState::Verify(DB* db, size_t* found) {
   for (it->Seek(prefix_); it->Valid(); it->Next(), ++iterated) {
     const std::string k(it->key());
     if (k.compare(0, prefix_.size(), prefix_) != 0) break;
-    auto s = seen.find(k);
-    if (s == seen.end() || s->second != std::string(it->value())) {
-      return absl::InternalError(absl::StrCat(
-          "iterator shows ", absl::CEscape(k), " = ",
-          Show(std::string(it->value())), " but Get gave ",
-          s == seen.end() ? "nothing (a key never written)" : Show(s->second)));
+    auto s = seen->find(k);
+    if (s == seen->end() || s->second != std::string(it->value())) {
+      return absl::InternalError(
+          absl::StrCat("iterator shows ", absl::CEscape(k), " = ",
+                       Show(std::string(it->value())), " but Get gave ",
+                       s == seen->end() ? "nothing (a key never written)"
+                                        : Show(s->second)));
     }
   }
   if (!it->status().ok()) return it->status();
@@ -130,22 +129,24 @@ absl::Status ExpectedState::Verify(DB* db, size_t* found) {
     return absl::InternalError(absl::StrCat("iterator shows ", iterated,
                                             " keys, Get finds ", present));
   }
+  return absl::OkStatus();
+}
 
+absl::StatusOr<size_t> ExpectedState::LongestConsistentPrefix(
+    const Seen& seen) const {
   const size_t total = writes_.size();
   std::vector<int> diff(total + 2, 0);
   for (const auto& [k, value] : seen) {
     if (touched_.count(k) > 0) {
       CountConsistentPrefixes(k, value, &diff);
-      continue;
-    }
-    if (value != ValueAfter(k, 0)) {
+    } else if (value != ValueAfter(k, 0)) {
       return absl::InternalError(absl::StrCat(
           "key ", absl::CEscape(k), " holds ", Show(value), ", expected ",
           Show(ValueAfter(k, 0)), " (no write since the last check)"));
     }
   }
-  // count[m]: keys consistent with "the DB holds exactly the first m
-  // writes". Take the longest prefix every key agrees with.
+  // Summing diff gives, for each m, the keys consistent with "the DB holds
+  // exactly the first m writes". Take the longest prefix all agree with.
   std::optional<size_t> match;
   size_t best = must_;
   int running = 0, best_count = -1;
@@ -158,20 +159,27 @@ absl::Status ExpectedState::Verify(DB* db, size_t* found) {
       best = m;
     }
   }
-  if (!match.has_value()) {
-    std::string why = absl::StrCat(
-        "the DB matches no prefix of the writes: ", total,
-        " writes since the last check, the first ", must_,
-        " durable; the closest prefix, ", best, " writes, disagrees on");
-    int shown = 0;
-    for (const auto& [k, value] : seen) {
-      if (touched_.count(k) == 0 || value == ValueAfter(k, best)) continue;
-      if (++shown > 5) break;
-      absl::StrAppend(&why, " ", absl::CEscape(k), " (holds ", Show(value),
-                      ", expected ", Show(ValueAfter(k, best)), ")");
-    }
-    return absl::InternalError(why);
+  if (match.has_value()) return *match;
+  std::string why = absl::StrCat(
+      "the DB matches no prefix of the writes: ", total,
+      " writes since the last check, the first ", must_,
+      " durable; the closest prefix, ", best, " writes, disagrees on");
+  int shown = 0;
+  for (const auto& [k, value] : seen) {
+    if (touched_.count(k) == 0 || value == ValueAfter(k, best)) continue;
+    if (++shown > 5) break;
+    absl::StrAppend(&why, " ", absl::CEscape(k), " (holds ", Show(value),
+                    ", expected ", Show(ValueAfter(k, best)), ")");
   }
+  return absl::InternalError(why);
+}
+
+absl::Status ExpectedState::Verify(DB* db, size_t* found) {
+  Seen seen;
+  absl::Status s = ReadKeys(db, &seen);
+  if (!s.ok()) return s;
+  absl::StatusOr<size_t> match = LongestConsistentPrefix(seen);
+  if (!match.ok()) return match.status();
   for (size_t i = 0; i < *match; ++i) {
     for (const auto& [k, v] : writes_[i]) {
       if (v.has_value()) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "sift/db.h"
 #include "sift/write_batch.h"
 
@@ -62,6 +63,14 @@ class ExpectedState {
   const std::map<std::string, std::string>& base() const { return base_; }
 
  private:
+  using Seen = std::map<std::string, std::optional<std::string>>;
+
+  // Reads every key the model knows (Get) and the model's key range
+  // (iterator); they must agree.
+  absl::Status ReadKeys(DB* db, Seen* seen) const;
+  // The longest m >= must_ such that the DB holds exactly the first m
+  // writes, or an error naming keys that disagree.
+  absl::StatusOr<size_t> LongestConsistentPrefix(const Seen& seen) const;
   // The value of key after the first m writes.
   std::optional<std::string> ValueAfter(const std::string& key, size_t m) const;
   // Adds to count[m] for every m in [must_, writes_.size()] at which key
