@@ -119,16 +119,24 @@ absl::Status DBImpl::NewLogFile() {
   auto file = env_->NewWritableFile(LogFileName(dbname_, number));
   if (!file.ok()) {
     versions_->ReuseFileNumber(number);
+    RecordBackgroundError(file.status());
     return file.status();
   }
-  if (logfile_ != nullptr) {
-    absl::Status s = logfile_->Close();
-    if (!s.ok()) {
-      // Close flushes: failing means the old log may lack acknowledged
-      // writes' bytes. Stop writes rather than go on.
-      RecordBackgroundError(s);
-      return s;
-    }
+  // The new log's directory entry must be durable before a synced write
+  // in it is acknowledged, or a machine crash takes the whole file.
+  absl::Status s = env_->SyncDir(dbname_);
+  if (s.ok() && logfile_ != nullptr) {
+    // Sync the old log before writes go to the new one: otherwise a
+    // machine crash could keep a later synced write and lose earlier
+    // unsynced ones, a hole in the history. One sync per memtable.
+    s = logfile_->Sync();
+    if (s.ok()) s = logfile_->Close();
+  }
+  if (!s.ok()) {
+    // The old log may lack acknowledged writes' bytes, or the new one may
+    // not survive a crash: stop writes rather than go on.
+    RecordBackgroundError(s);
+    return s;
   }
   logfile_ = *std::move(file);
   logfile_number_ = number;
@@ -154,7 +162,11 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
       stats_.Add(-1, kStallMicros, 1000);
       mu_.Lock();
       allow_delay = false;
-    } else if (!force && used <= options_.write_buffer_size) {
+    } else if (!force &&
+               (used <= options_.write_buffer_size || mem_->empty())) {
+      // An empty memtable takes any write: its fixed overhead alone may
+      // exceed a small write_buffer_size, and switching it for another
+      // empty one would loop forever.
       return absl::OkStatus();
     } else if (force && mem_->empty()) {
       return absl::OkStatus();  // nothing to flush

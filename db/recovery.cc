@@ -75,6 +75,17 @@ absl::Status DBImpl::Recover(VersionEdit* edit) {
     }
   }
   std::sort(logs.begin(), logs.end());
+  // The MANIFEST's log number names the oldest WAL still needed, and that
+  // file is never deleted while the MANIFEST names it. If it is gone, the
+  // MANIFEST records that retired it were lost (a damaged last record is
+  // dropped like a torn one), and with them the tables holding its writes.
+  const uint64_t needed = versions_->log_number();
+  if (needed != 0 && (logs.empty() || logs.front() != needed)) {
+    return absl::DataLossError(absl::StrCat(
+        ManifestFileName(dbname_, versions_->durable_manifest_number()),
+        " needs ", LogFileName(dbname_, needed),
+        ", which is missing: the MANIFEST has lost records"));
+  }
   SequenceNumber max_sequence = versions_->LastSequence();
   for (uint64_t number : logs) {
     versions_->MarkFileNumberUsed(number);

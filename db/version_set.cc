@@ -156,11 +156,16 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   const bool new_manifest = manifest_log_ == nullptr;
   const std::string manifest = ManifestFileName(dbname_, manifest_file_number_);
   absl::Status s;
+  bool current_may_name_it = false;
   {
     // Only the background thread (or Open) gets here, so the MANIFEST
     // writer is ours while the mutex is released.
     mu->Unlock();
-    if (new_manifest) {
+    // The tables this edit adds were synced, but their directory entries
+    // were not: make them durable before a MANIFEST record names them, or
+    // a machine crash could leave the MANIFEST naming missing files.
+    if (!edit->new_files_.empty()) s = env_->SyncDir(dbname_);
+    if (s.ok() && new_manifest) {
       auto file = env_->NewWritableFile(manifest);
       s = file.status();
       if (s.ok()) {
@@ -172,6 +177,7 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     if (s.ok()) s = manifest_log_->AddRecord(record);
     if (s.ok()) s = manifest_file_->Sync();
     if (s.ok() && new_manifest) {
+      current_may_name_it = true;
       s = SetCurrentFile(env_, dbname_, manifest_file_number_);
     }
     mu->Lock();
@@ -181,7 +187,11 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     // write that may be torn.
     manifest_log_.reset();
     manifest_file_.reset();
-    if (new_manifest) env_->RemoveFile(manifest).IgnoreError();
+    // Once SetCurrentFile has started, CURRENT may name the new MANIFEST
+    // (say the rename worked and the directory sync failed): keep it then.
+    if (new_manifest && !current_may_name_it) {
+      env_->RemoveFile(manifest).IgnoreError();
+    }
     manifest_file_number_ = NewFileNumber();
     return s;
   }

@@ -81,11 +81,19 @@ class MergingIterator final : public Iterator {
  private:
   enum Direction { kForward, kReverse };
 
+  // Both stop the merge (Valid() false, status() the error) when a child
+  // stopped on an error: going on without it would show older versions
+  // of its keys, or keys it deleted, from the other children.
   void FindSmallest() {
     Iterator* smallest = nullptr;
     for (auto& c : children_) {
-      if (c->Valid() && (smallest == nullptr ||
-                         CompareInternalKeys(c->key(), smallest->key()) < 0)) {
+      if (!c->Valid()) {
+        if (!c->status().ok()) {
+          current_ = nullptr;
+          return;
+        }
+      } else if (smallest == nullptr ||
+                 CompareInternalKeys(c->key(), smallest->key()) < 0) {
         smallest = c.get();
       }
     }
@@ -96,8 +104,13 @@ class MergingIterator final : public Iterator {
     Iterator* largest = nullptr;
     for (auto it = children_.rbegin(); it != children_.rend(); ++it) {
       Iterator* c = it->get();
-      if (c->Valid() && (largest == nullptr ||
-                         CompareInternalKeys(c->key(), largest->key()) > 0)) {
+      if (!c->Valid()) {
+        if (!c->status().ok()) {
+          current_ = nullptr;
+          return;
+        }
+      } else if (largest == nullptr ||
+                 CompareInternalKeys(c->key(), largest->key()) > 0) {
         largest = c;
       }
     }

@@ -176,7 +176,8 @@ TEST(InternalKeyTest, OrdersByUserKeyThenNewestFirst) {
   EXPECT_EQ(CompareInternalKeys(ik("x", 3, kTypeValue), ik("x", 3, kTypeValue)),
             0);
   ParsedInternalKey p;
-  ASSERT_TRUE(ParseInternalKey(ik("key", 77, kTypeDeletion), &p));
+  const std::string key = ik("key", 77, kTypeDeletion);  // p points into it
+  ASSERT_TRUE(ParseInternalKey(key, &p));
   EXPECT_EQ(p.user_key, "key");
   EXPECT_EQ(p.sequence, 77u);
   EXPECT_EQ(p.type, kTypeDeletion);

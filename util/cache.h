@@ -47,7 +47,9 @@ class LruCache {
   // capacity 0 caches nothing (Insert just hands the value back).
   explicit LruCache(size_t capacity)
       : capacity_(capacity),
-        per_shard_((capacity + kNumShards - 1) / kNumShards) {}
+        // Rounded up, without the overflow of (capacity + 15) / 16, which
+        // made a SIZE_MAX capacity cache nothing.
+        per_shard_(capacity / kNumShards + (capacity % kNumShards != 0)) {}
 
   LruCache(const LruCache&) = delete;
   LruCache& operator=(const LruCache&) = delete;
@@ -60,7 +62,9 @@ class LruCache {
     return ShardFor(key).Lookup(key);
   }
 
-  // Caches value under key (replacing an older entry) and returns it.
+  // Caches value under key (replacing an older entry) and returns it. A
+  // value charged more than one shard's share (capacity / kNumShards) is
+  // returned uncached: keeping it would break the capacity bound.
   std::shared_ptr<const V> Insert(const CacheKey& key,
                                   std::shared_ptr<const V> value,
                                   size_t charge) {
@@ -95,12 +99,12 @@ class LruCache {
       MutexLock lock(&mu_);
       auto it = index_.find(key);
       if (it != index_.end()) RemoveLocked(it);
+      if (charge > limit) return value;
       lru_.push_front(Entry{key, value, charge});
       index_.emplace(key, lru_.begin());
       usage_.store(usage_.load(std::memory_order_relaxed) + charge,
                    std::memory_order_relaxed);
-      // Evict from the cold end; the newest entry stays even if it alone
-      // exceeds the shard's share.
+      // Evict from the cold end; the newest entry fits by itself.
       while (usage_.load(std::memory_order_relaxed) > limit &&
              lru_.size() > 1) {
         RemoveLocked(index_.find(lru_.back().key));
