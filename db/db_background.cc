@@ -127,21 +127,22 @@ absl::Status DBImpl::DoCompaction(Compaction* c) {
     mu_.Lock();
     for (uint64_t n : numbers) pending_outputs_.erase(n);
     if (s.ok() && shutting_down_) s = absl::CancelledError("DB closed");
-    if (!s.ok()) {
-      DeleteObsoleteFiles();
-      return s;
-    }
+    if (!s.ok()) return s;
   }
   RETURN_IF_ERROR(versions_->LogAndApply(c->edit(), &mu_));
   InstallReadView();
-  DeleteObsoleteFiles();
+  // No DeleteObsoleteFiles here: c still holds its input Version, which
+  // names every input file. The caller cleans up once c is gone.
   return absl::OkStatus();
 }
 
 absl::Status DBImpl::BackgroundCompaction() {
   std::unique_ptr<Compaction> c = versions_->PickCompaction();
   if (c == nullptr) return absl::OkStatus();
-  return DoCompaction(c.get());
+  absl::Status s = DoCompaction(c.get());
+  c.reset();  // drops the input Version: its files may now be obsolete
+  DeleteObsoleteFiles();
+  return s;
 }
 
 bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
@@ -174,6 +175,8 @@ absl::Status DBImpl::ManualCompactionStep() {
     return absl::OkStatus();
   }
   absl::Status s = DoCompaction(c.get());
+  c.reset();  // as in BackgroundCompaction
+  DeleteObsoleteFiles();
   if (!s.ok()) {
     m->status = s;
     m->done = true;
