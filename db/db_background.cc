@@ -149,6 +149,10 @@ bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
   if (f.table == nullptr) return true;  // not pinned: cannot tell cheaply
   const TableProperties& p = f.table->properties();
   if (p.num_deletions > 0) return true;
+  // More entries than distinct keys: older versions, kept for snapshots
+  // that may be gone now. (A file without a filter does not record its
+  // distinct keys; it is rewritten only for the reasons below.)
+  if (p.filter_size > 0 && p.num_entries > p.filter_num_keys) return true;
   if (options_.bloom_filter_fp_chance >= 1.0) return p.filter_size > 0;
   return p.filter_size == 0 ||
          p.bloom_filter_fp_chance != options_.bloom_filter_fp_chance ||
