@@ -154,7 +154,11 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
       stats_.Add(-1, kStallMicros, 1000);
       mu_.Lock();
       allow_delay = false;
-    } else if (!force && used <= options_.write_buffer_size) {
+    } else if (!force &&
+               (used <= options_.write_buffer_size || mem_->empty())) {
+      // An empty memtable takes the write even when its fixed overhead
+      // (the arena's first block) is already above a small
+      // write_buffer_size; switching it would just make another empty one.
       return absl::OkStatus();
     } else if (force && mem_->empty()) {
       return absl::OkStatus();  // nothing to flush
