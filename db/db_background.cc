@@ -164,7 +164,17 @@ absl::Status DBImpl::ManualCompactionStep() {
   const std::optional<std::string_view> begin(m->begin), end(m->end);
   std::unique_ptr<Compaction> c;
   if (!m->rewrite) {
-    c = versions_->CompactRange(m->level, begin, end);
+    // Bounded work under a steady write load: level-0 files flushed after
+    // the request started are left for automatic compaction, and at deeper
+    // levels each step starts after the previous one's inputs.
+    c = versions_->CompactRange(m->level, begin, end, m->max_file_number);
+    if (c != nullptr && m->level > 0) {
+      std::string_view last = c->inputs(0)[0]->largest_user_key();
+      for (const auto& f : c->inputs(0)) {
+        last = std::max(last, f->largest_user_key());
+      }
+      m->begin.emplace(last);
+    }
   } else {
     for (const auto& f :
          versions_->current()->GetOverlappingInputs(m->level, begin, end)) {
