@@ -4,11 +4,13 @@
 // Filter rebuilding is in filter_rebuild_test.cc.
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -358,6 +360,124 @@ TEST_F(CompactionTest, AutomaticCompactionKeepsLevelsWithinTargets) {
   }
   EXPECT_EQ(parsed, 7);
   EXPECT_EQ(Scan(), model);
+}
+
+// The smallest write buffer Open accepts (1 KiB) is below an empty
+// memtable's own overhead: writes must still go through, one small file
+// every few writes, instead of switching empty memtables forever.
+TEST_F(CompactionTest, SmallestWriteBufferStillTakesWrites) {
+  options_.write_buffer_size = 1 << 10;
+  Open();
+  for (int i = 0; i < 300; ++i) Put(Key(i), std::string(100, 'v'));
+  ASSERT_TRUE(db_->WaitForCompaction().ok());
+  EXPECT_GT(db_->GetStatistics().Get(kFlushes), 20u);
+  for (int i = 0; i < 300; ++i) ASSERT_EQ(Get(Key(i)), std::string(100, 'v'));
+  // And no pile of empty logs is left behind.
+  auto children = env_->GetChildren(path_);
+  ASSERT_TRUE(children.ok());
+  EXPECT_LT(children->size(), 10u + test::TotalFilesInLevels(db_.get()));
+}
+
+// Table reads that take 1 ms each while slow is set: compaction (which
+// reads every block of its inputs) becomes much slower than a flush (which
+// reads only the new file's footer, index and filter).
+class SlowTableReadEnv : public EnvWrapper {
+ public:
+  explicit SlowTableReadEnv(Env* target) : EnvWrapper(target) {}
+  std::atomic<bool> slow{false};
+
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    auto file = target()->NewRandomAccessFile(path);
+    if (!file.ok() || path.find(".sst") == std::string::npos) return file;
+    return std::unique_ptr<RandomAccessFile>(
+        new SlowFile(this, *std::move(file)));
+  }
+
+ private:
+  class SlowFile : public RandomAccessFile {
+   public:
+    SlowFile(SlowTableReadEnv* env, std::unique_ptr<RandomAccessFile> base)
+        : env_(env), base_(std::move(base)) {}
+    absl::Status Read(uint64_t offset, size_t n, std::string_view* result,
+                      char* scratch) const override {
+      if (env_->slow.load()) env_->SleepForMicroseconds(1000);
+      return base_->Read(offset, n, result, scratch);
+    }
+
+   private:
+    SlowTableReadEnv* const env_;
+    const std::unique_ptr<RandomAccessFile> base_;
+  };
+};
+
+// While a long manual compaction holds the background thread, flushes still
+// run between its steps but level 0 is not compacted: writers are slowed at
+// 8 level-0 files and stopped at 12, and the stalls are counted.
+TEST_F(CompactionTest, WritesSlowDownThenStopWhenLevel0PilesUp) {
+  SlowTableReadEnv slow_env(env_.get());
+  options_.env = &slow_env;
+  options_.write_buffer_size = 64 << 10;
+  options_.max_file_size = 64 << 10;
+  options_.compression = Compression::kNone;
+  Open();
+  for (int i = 0; i < 20000; ++i) Put(Key(i), std::string(100, 'a'));
+  CompactAll();
+  ASSERT_GT(test::TotalFilesInLevels(db_.get()), 25);
+  // A new fp chance makes CompactRange rewrite every bottom file, one
+  // step each; with slow table reads a memtable fills several times
+  // faster than a step.
+  options_.bloom_filter_fp_chance = 0.05;
+  Open();
+  slow_env.slow.store(true);
+  std::atomic<bool> done{false};
+  absl::Status compact_status;
+  std::thread compactor([&] {
+    compact_status = db_->CompactRange(std::nullopt, std::nullopt);
+    done.store(true);
+  });
+  // New keys above the old ones, in random order: after the first two,
+  // every flush overlaps level 0, and none pulls the old files into one
+  // big merge.
+  Random rnd(test::TestSeed(8));
+  std::vector<bool> written(20000, false);
+  // Large values: even slowed to one per millisecond, writes fill
+  // memtables faster than the steps go, so level 0 reaches the stop.
+  const std::string big(16 << 10, 'b');
+  constexpr int kMaxWrites = 3000;  // ~60 are needed
+  int max_level0 = 0, writes = 0;
+  // A bound in time as well, so a CompactRange that never ends fails the
+  // test instead of hanging it.
+  const uint64_t deadline = env_->NowMicros() + 30'000'000;
+  while (!done.load() && writes < kMaxWrites && env_->NowMicros() < deadline) {
+    const int k = static_cast<int>(rnd.Uniform(20000));
+    Put(Key(20000 + k), big);
+    written[k] = true;
+    max_level0 = std::max(max_level0, test::FilesAtLevel(db_.get(), 0));
+    ++writes;
+  }
+  slow_env.slow.store(false);  // if the loop gave up, finish fast and fail
+  compactor.join();
+  ASSERT_TRUE(compact_status.ok()) << compact_status;
+  // CompactRange finished while the writes went on (it does not chase the
+  // level-0 files they keep adding).
+  EXPECT_LT(writes, kMaxWrites);
+  EXPECT_LT(env_->NowMicros(), deadline);
+  ASSERT_TRUE(db_->WaitForCompaction().ok());
+  const Statistics stats = db_->GetStatistics();
+  EXPECT_GE(max_level0, 8);
+  EXPECT_LE(max_level0, 12);  // writes stop before a 13th file
+  EXPECT_GT(stats.Get(kStallSlowdownWrites), 0u);
+  EXPECT_GT(stats.Get(kStallStopWrites), 0u);
+  EXPECT_GE(stats.Get(kStallMicros), 1000 * stats.Get(kStallSlowdownWrites));
+  EXPECT_NE(db_->GetProperty("sift.stats")->find("sift.stall.l0.stop.count"),
+            std::string::npos);
+  EXPECT_LT(test::FilesAtLevel(db_.get(), 0),
+            options_.level0_compaction_trigger);
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_EQ(Get(Key(i)), std::string(100, 'a')) << i;
+    ASSERT_EQ(Get(Key(20000 + i)), written[i] ? big : "NOT_FOUND");
+  }
 }
 
 }  // namespace
