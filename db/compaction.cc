@@ -140,19 +140,23 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
   std::string current_user_key;
   bool has_current_user_key = false;
   uint64_t newer_seq = UINT64_MAX;  // sequence of the previous entry of the key
-  uint64_t bytes_written = 0;
   for (input->SeekToFirst(); input->Valid() && status.ok(); input->Next()) {
     const std::string_view ikey = input->key();
-    if (out != nullptr && c->ShouldStopBefore(ikey)) {
-      status = finish_output();
-      if (!status.ok()) break;
-    }
     ParsedInternalKey parsed;
     if (!ParseInternalKey(ikey, &parsed)) {
       status = absl::DataLossError("compaction input holds a malformed key");
       break;
     }
     if (!has_current_user_key || parsed.user_key != current_user_key) {
+      // Files end only between user keys. A file ending inside one key's
+      // versions would let a later compaction move or rewrite the newer
+      // half alone: a read would then find the older half first, or a
+      // tombstone dropped at the bottom would resurrect it.
+      if (out != nullptr && (c->ShouldStopBefore(ikey) ||
+                             out->FileSize() >= c->max_output_file_size())) {
+        status = finish_output();
+        if (!status.ok()) break;
+      }
       current_user_key.assign(parsed.user_key);
       has_current_user_key = true;
       newer_seq = UINT64_MAX;
@@ -179,14 +183,9 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       out = *std::move(created);
     }
     status = out->Add(ikey, input->value());
-    if (status.ok() && out->FileSize() >= c->max_output_file_size()) {
-      bytes_written += out->FileSize();
-      status = finish_output();
-    }
   }
   if (status.ok()) status = input->status();
   if (status.ok() && out != nullptr) {
-    bytes_written += out->FileSize();
     status = finish_output();
   }
   if (!status.ok()) {
@@ -197,7 +196,11 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
     return status;
   }
   c->AddInputDeletions(c->edit());
-  for (auto& f : outputs) c->edit()->AddFile(c->output_level(), std::move(f));
+  uint64_t bytes_written = 0;
+  for (auto& f : outputs) {
+    bytes_written += f->file_size;
+    c->edit()->AddFile(c->output_level(), std::move(f));
+  }
   if (ctx.stats != nullptr) {
     ctx.stats->Add(-1, kCompactions);
     ctx.stats->Add(-1, kCompactionBytesRead, c->InputBytes());

@@ -108,8 +108,13 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
 
 std::unique_ptr<Compaction> VersionSet::CompactRange(
     int level, std::optional<std::string_view> begin,
-    std::optional<std::string_view> end) {
+    std::optional<std::string_view> end, uint64_t max_file_number) {
   FileList inputs = current_->GetOverlappingInputs(level, begin, end);
+  if (level == 0) {
+    std::erase_if(inputs, [max_file_number](const auto& f) {
+      return f->number >= max_file_number;
+    });
+  }
   if (inputs.empty()) return nullptr;
   // Bound the work of one step at levels >= 1 (level-0 files overlap, so
   // they must all go together); the caller repeats until the range is done.

@@ -127,27 +127,32 @@ absl::Status DBImpl::DoCompaction(Compaction* c) {
     mu_.Lock();
     for (uint64_t n : numbers) pending_outputs_.erase(n);
     if (s.ok() && shutting_down_) s = absl::CancelledError("DB closed");
-    if (!s.ok()) {
-      DeleteObsoleteFiles();
-      return s;
-    }
+    if (!s.ok()) return s;
   }
   RETURN_IF_ERROR(versions_->LogAndApply(c->edit(), &mu_));
   InstallReadView();
-  DeleteObsoleteFiles();
+  // No DeleteObsoleteFiles here: c still holds its input Version, which
+  // names every input file. The caller cleans up once c is gone.
   return absl::OkStatus();
 }
 
 absl::Status DBImpl::BackgroundCompaction() {
   std::unique_ptr<Compaction> c = versions_->PickCompaction();
   if (c == nullptr) return absl::OkStatus();
-  return DoCompaction(c.get());
+  absl::Status s = DoCompaction(c.get());
+  c.reset();  // drops the input Version: its files may now be obsolete
+  DeleteObsoleteFiles();
+  return s;
 }
 
 bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
   if (f.table == nullptr) return true;  // not pinned: cannot tell cheaply
   const TableProperties& p = f.table->properties();
   if (p.num_deletions > 0) return true;
+  // More entries than distinct keys: older versions, kept for snapshots
+  // that may be gone now. (A file without a filter does not record its
+  // distinct keys; it is rewritten only for the reasons below.)
+  if (p.filter_size > 0 && p.num_entries > p.filter_num_keys) return true;
   if (options_.bloom_filter_fp_chance >= 1.0) return p.filter_size > 0;
   return p.filter_size == 0 ||
          p.bloom_filter_fp_chance != options_.bloom_filter_fp_chance ||
@@ -159,7 +164,17 @@ absl::Status DBImpl::ManualCompactionStep() {
   const std::optional<std::string_view> begin(m->begin), end(m->end);
   std::unique_ptr<Compaction> c;
   if (!m->rewrite) {
-    c = versions_->CompactRange(m->level, begin, end);
+    // Bounded work under a steady write load: level-0 files flushed after
+    // the request started are left for automatic compaction, and at deeper
+    // levels each step starts after the previous one's inputs.
+    c = versions_->CompactRange(m->level, begin, end, m->max_file_number);
+    if (c != nullptr && m->level > 0) {
+      std::string_view last = c->inputs(0)[0]->largest_user_key();
+      for (const auto& f : c->inputs(0)) {
+        last = std::max(last, f->largest_user_key());
+      }
+      m->begin.emplace(last);
+    }
   } else {
     for (const auto& f :
          versions_->current()->GetOverlappingInputs(m->level, begin, end)) {
@@ -174,6 +189,8 @@ absl::Status DBImpl::ManualCompactionStep() {
     return absl::OkStatus();
   }
   absl::Status s = DoCompaction(c.get());
+  c.reset();  // as in BackgroundCompaction
+  DeleteObsoleteFiles();
   if (!s.ok()) {
     m->status = s;
     m->done = true;

@@ -128,13 +128,17 @@ std::shared_ptr<const ReadView> DBImpl::CurrentView() const {
 
 absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
                          std::string* value) {
-  // Read the sequence before the view: every entry at or below it is then
-  // in the view's memtables or in its Version.
+  // Take the view, then the sequence. The other order can lose a key: a
+  // flush and a compaction installed in between may drop the version at
+  // or below the sequence in favour of a newer one the read cannot see.
+  // In this order, anything the view's Version dropped was shadowed by an
+  // entry already published (<= seq); entries the view lacks are all newer
+  // than everything in it, so the read sees the state as of the view.
+  const std::shared_ptr<const ReadView> view = CurrentView();
   const SequenceNumber seq =
       options.snapshot != nullptr
           ? static_cast<const SnapshotImpl*>(options.snapshot)->sequence
           : versions_->LastSequence();
-  const std::shared_ptr<const ReadView> view = CurrentView();
   const uint64_t hash = KeyHash(key);
   const LookupKey lkey(key, seq);
   LocalStats stats;
@@ -163,11 +167,11 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
+  std::shared_ptr<const ReadView> view = CurrentView();  // first: see Get
   const SequenceNumber seq =
       options.snapshot != nullptr
           ? static_cast<const SnapshotImpl*>(options.snapshot)->sequence
           : versions_->LastSequence();
-  std::shared_ptr<const ReadView> view = CurrentView();
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(view->mem->NewIterator());
   if (view->imm != nullptr) children.push_back(view->imm->NewIterator());

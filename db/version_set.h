@@ -135,10 +135,14 @@ class VersionSet {
   bool NeedsCompaction() const { return current_->compaction_score >= 1; }
   std::unique_ptr<Compaction> PickCompaction();
   // A compaction of [begin, end] (user keys) from level into level + 1;
-  // null if no file at level overlaps. REQUIRES: level < kNumLevels - 1.
+  // null if no file at level overlaps. At level 0 only files numbered
+  // below max_file_number count (older than the manual compaction: newer
+  // level-0 files hold newer data, so leaving them above is safe).
+  // REQUIRES: level < kNumLevels - 1.
   std::unique_ptr<Compaction> CompactRange(
       int level, std::optional<std::string_view> begin,
-      std::optional<std::string_view> end);
+      std::optional<std::string_view> end,
+      uint64_t max_file_number = UINT64_MAX);
   // A compaction that rewrites one file in place at its level (rebuilding
   // its filter with the current settings, dropping what is obsolete).
   std::unique_ptr<Compaction> RewriteFile(int level,

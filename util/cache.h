@@ -44,12 +44,17 @@ class LruCache {
   static constexpr int kShardBits = 4;
   static constexpr int kNumShards = 1 << kShardBits;
 
-  // capacity 0 caches nothing (Insert just hands the value back).
+  // capacity 0 caches nothing (Insert just hands the value back). The
+  // shards' shares add up to exactly capacity, and a small capacity gets
+  // fewer shards, so a cache of a few entries of charge 1 (the table cache)
+  // never holds more than capacity of them.
   explicit LruCache(size_t capacity)
-      : capacity_(capacity),
-        // Rounded up, without the overflow of (capacity + 15) / 16, which
-        // made a SIZE_MAX capacity cache nothing.
-        per_shard_(capacity / kNumShards + (capacity % kNumShards != 0)) {}
+      : capacity_(capacity), num_shards_(ShardsFor(capacity)) {
+    for (size_t i = 0; i < num_shards_; ++i) {
+      shards_[i].set_limit(capacity / num_shards_ +
+                           (i < capacity % num_shards_ ? 1 : 0));
+    }
+  }
 
   LruCache(const LruCache&) = delete;
   LruCache& operator=(const LruCache&) = delete;
@@ -63,13 +68,13 @@ class LruCache {
   }
 
   // Caches value under key (replacing an older entry) and returns it. A
-  // value charged more than one shard's share (capacity / kNumShards) is
+  // value charged more than its shard's share of the capacity is
   // returned uncached: keeping it would break the capacity bound.
   std::shared_ptr<const V> Insert(const CacheKey& key,
                                   std::shared_ptr<const V> value,
                                   size_t charge) {
-    if (per_shard_ == 0) return value;
-    return ShardFor(key).Insert(key, std::move(value), charge, per_shard_);
+    if (capacity_ == 0) return value;
+    return ShardFor(key).Insert(key, std::move(value), charge);
   }
 
   void Erase(const CacheKey& key) { ShardFor(key).Erase(key); }
@@ -93,19 +98,22 @@ class LruCache {
       return it->second->value;
     }
 
+    // Called before the cache is shared.
+    void set_limit(size_t limit) { limit_ = limit; }
+
     std::shared_ptr<const V> Insert(const CacheKey& key,
                                     std::shared_ptr<const V> value,
-                                    size_t charge, size_t limit) {
+                                    size_t charge) {
       MutexLock lock(&mu_);
       auto it = index_.find(key);
       if (it != index_.end()) RemoveLocked(it);
-      if (charge > limit) return value;
+      if (charge > limit_) return value;
       lru_.push_front(Entry{key, value, charge});
       index_.emplace(key, lru_.begin());
       usage_.store(usage_.load(std::memory_order_relaxed) + charge,
                    std::memory_order_relaxed);
       // Evict from the cold end; the newest entry fits by itself.
-      while (usage_.load(std::memory_order_relaxed) > limit &&
+      while (usage_.load(std::memory_order_relaxed) > limit_ &&
              lru_.size() > 1) {
         RemoveLocked(index_.find(lru_.back().key));
       }
@@ -137,6 +145,7 @@ class LruCache {
       index_.erase(it);
     }
 
+    size_t limit_ = 0;  // this shard's share of the capacity
     Mutex mu_;
     List lru_ ABSL_GUARDED_BY(mu_);  // front = most recently used
     Index index_ ABSL_GUARDED_BY(mu_);
@@ -144,13 +153,20 @@ class LruCache {
     std::atomic<size_t> usage_{0};
   };
 
+  // The largest power of two <= capacity, at most kNumShards.
+  static size_t ShardsFor(size_t capacity) {
+    size_t n = kNumShards;
+    while (n > 1 && n > capacity) n /= 2;
+    return n;
+  }
+
   Shard& ShardFor(const CacheKey& key) {
     const size_t h = absl::Hash<CacheKey>{}(key);
-    return shards_[(h >> 7) & (kNumShards - 1)];
+    return shards_[(h >> 7) & (num_shards_ - 1)];
   }
 
   const size_t capacity_;
-  const size_t per_shard_;
+  const size_t num_shards_;  // a power of two
   std::atomic<uint64_t> next_id_{1};
   std::array<Shard, kNumShards> shards_;
 };

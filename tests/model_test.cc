@@ -1,0 +1,414 @@
+// The model test: a seeded random sequence of puts, deletes, batches, gets
+// (latest and through snapshots), iterators in both directions, flushes,
+// compactions and reopens -- each reopen with the filter fp chance switched
+// among 0.01, 0.1 and 1.0 and the filter layout switched -- checked answer by
+// answer against a std::map (Pebble's metamorphic test, DESIGN.md).
+//
+// Every run prints its seed; SIFT_TEST_SEED=<seed> replays it exactly and
+// SIFT_MODEL_OPS=<n> sets the number of operations (the downstream
+// check runs 200000 with a 64 KiB memtable and 128 KiB files).
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "sift/db.h"
+#include "sift/env.h"
+#include "tests/testutil/testutil.h"
+#include "util/random.h"
+
+namespace sift {
+namespace {
+
+using Model = std::map<std::string, std::string>;
+
+int OpsFromEnv(int fallback) {
+  const char* env = std::getenv("SIFT_MODEL_OPS");
+  int n;
+  if (env != nullptr && absl::SimpleAtoi(env, &n) && n > 0) return n;
+  return fallback;
+}
+
+struct LiveSnapshot {
+  const Snapshot* snapshot;
+  Model model;  // the state the snapshot must show
+};
+
+// An iterator kept open across later writes, flushes and compactions; it
+// must still show the state of its creation when it is finally walked.
+struct HeldIterator {
+  std::unique_ptr<Iterator> iter;
+  Model model;
+  int created_at = 0;
+};
+
+class ModelRunner {
+ public:
+  // The sizes: a 64 KiB memtable and 128 KiB files.
+  static Options DefaultSizes() {
+    Options o;
+    o.write_buffer_size = 64 << 10;
+    o.max_file_size = 128 << 10;
+    // Small blocks: more index entries and block boundaries per file.
+    o.block_size = 1024;
+    return o;
+  }
+
+  ModelRunner(uint64_t seed, Env* env, std::string path,
+              const Options& sizes = DefaultSizes(), uint32_t key_space = 20000)
+      : seed_(seed),
+        rnd_(seed),
+        path_(std::move(path)),
+        key_space_(key_space),
+        options_(sizes) {
+    options_.env = env;
+    options_.create_if_missing = true;
+  }
+
+  ~ModelRunner() { Close(); }
+
+  void Run(int ops);
+
+ private:
+  // Context for a failure: replay with SIFT_TEST_SEED.
+  std::string Where() const {
+    return absl::StrCat("seed ", seed_, " op ", op_, " (", last_op_,
+                        "); options fp=", options_.bloom_filter_fp_chance,
+                        " layout=", static_cast<int>(options_.filter_layout));
+  }
+
+  std::string RandomKey() {
+    // Half the traffic on 64 hot keys (many versions, snapshots matter),
+    // the rest spread over a key space large enough to fill deeper levels.
+    const uint32_t i = rnd_.OneIn(2) ? rnd_.Uniform(64) * (key_space_ / 64)
+                                     : rnd_.Uniform(key_space_);
+    return absl::StrFormat("key%06u", i);
+  }
+  std::string RandomValue() {
+    std::string v;
+    const size_t len =
+        rnd_.OneIn(50) ? 1000 + rnd_.Uniform(5000) : rnd_.Skewed(7);
+    rnd_.RandomString(len, &v);
+    return absl::StrCat(op_, ":", v);  // distinct across writes
+  }
+
+  void Open();
+  void Close();
+  void Reopen();
+  void DoPut();
+  void DoDelete();
+  void DoBatch();
+  void DoGet(const LiveSnapshot* snap);
+  void DoScan(bool forward, const LiveSnapshot* snap);
+  void DoSeekAndStep();
+  void DoCompactRange();
+  void TakeSnapshot();
+  void ReleaseSnapshot(size_t i);
+  void CheckHeldIterator();
+  void CheckScan(Iterator* it, const Model& model, bool forward);
+  const LiveSnapshot* PickSnapshot() {
+    if (snapshots_.empty()) return nullptr;
+    return &snapshots_[rnd_.Uniform(static_cast<uint32_t>(snapshots_.size()))];
+  }
+
+  static constexpr size_t kMaxSnapshots = 4;
+
+  const uint64_t seed_;
+  Random rnd_;
+  const std::string path_;
+  const uint32_t key_space_;
+  Options options_;
+  std::unique_ptr<DB> db_;
+  Model model_;
+  std::vector<LiveSnapshot> snapshots_;
+  std::optional<HeldIterator> held_;
+  int op_ = 0;
+  std::string last_op_ = "open";
+};
+
+void ModelRunner::Open() {
+  auto db = DB::Open(options_, path_);
+  ASSERT_TRUE(db.ok()) << Where() << ": " << db.status();
+  db_ = *std::move(db);
+}
+
+void ModelRunner::Close() {
+  held_.reset();
+  if (db_ == nullptr) return;
+  for (LiveSnapshot& s : snapshots_) db_->ReleaseSnapshot(s.snapshot);
+  snapshots_.clear();
+  db_.reset();
+}
+
+void ModelRunner::Reopen() {
+  Close();
+  static constexpr double kFpChances[] = {0.01, 0.1, 1.0};
+  options_.bloom_filter_fp_chance = kFpChances[rnd_.Uniform(3)];
+  options_.filter_layout =
+      rnd_.OneIn(2) ? FilterLayout::kBlocked : FilterLayout::kStandard;
+  options_.compression =
+      rnd_.OneIn(2) ? Compression::kSnappy : Compression::kNone;
+  last_op_ = absl::StrCat("reopen fp=", options_.bloom_filter_fp_chance);
+  ASSERT_NO_FATAL_FAILURE(Open());
+  // Everything acknowledged before the close is there.
+  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
+  ASSERT_NO_FATAL_FAILURE(CheckScan(it.get(), model_, rnd_.OneIn(2)));
+}
+
+void ModelRunner::DoPut() {
+  const std::string k = RandomKey(), v = RandomValue();
+  last_op_ = "put " + k;
+  ASSERT_TRUE(db_->Put(WriteOptions(), k, v).ok()) << Where();
+  model_[k] = v;
+}
+
+void ModelRunner::DoDelete() {
+  const std::string k = RandomKey();
+  last_op_ = "delete " + k;
+  ASSERT_TRUE(db_->Delete(WriteOptions(), k).ok()) << Where();
+  model_.erase(k);
+}
+
+void ModelRunner::DoBatch() {
+  WriteBatch batch;
+  Model after = model_;
+  const int n = 1 + static_cast<int>(rnd_.Uniform(20));
+  for (int i = 0; i < n; ++i) {
+    const std::string k = RandomKey();
+    if (rnd_.OneIn(4)) {
+      batch.Delete(k);
+      after.erase(k);
+    } else {
+      const std::string v = RandomValue();
+      batch.Put(k, v);
+      after[k] = v;
+    }
+  }
+  last_op_ = absl::StrCat("batch of ", n);
+  ASSERT_TRUE(db_->Write(WriteOptions(), &batch).ok()) << Where();
+  model_ = std::move(after);
+}
+
+void ModelRunner::DoGet(const LiveSnapshot* snap) {
+  const std::string k = RandomKey();
+  last_op_ = absl::StrCat(snap != nullptr ? "snapshot get " : "get ", k);
+  const Model& m = snap != nullptr ? snap->model : model_;
+  ReadOptions ro;
+  ro.snapshot = snap != nullptr ? snap->snapshot : nullptr;
+  std::string v;
+  const absl::Status s = db_->Get(ro, k, &v);
+  auto it = m.find(k);
+  if (it == m.end()) {
+    ASSERT_TRUE(absl::IsNotFound(s)) << Where() << ": " << s << " '" << v;
+  } else {
+    ASSERT_TRUE(s.ok()) << Where() << ": " << s;
+    ASSERT_EQ(v, it->second) << Where();
+  }
+}
+
+void ModelRunner::CheckScan(Iterator* it, const Model& model, bool forward) {
+  size_t n = 0;
+  if (forward) {
+    auto m = model.begin();
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++m, ++n) {
+      ASSERT_NE(m, model.end()) << Where() << ": extra key " << it->key();
+      ASSERT_EQ(it->key(), m->first) << Where();
+      ASSERT_EQ(it->value(), m->second) << Where() << " key " << m->first;
+    }
+  } else {
+    auto m = model.rbegin();
+    for (it->SeekToLast(); it->Valid(); it->Prev(), ++m, ++n) {
+      ASSERT_NE(m, model.rend()) << Where() << ": extra key " << it->key();
+      ASSERT_EQ(it->key(), m->first) << Where();
+      ASSERT_EQ(it->value(), m->second) << Where() << " key " << m->first;
+    }
+  }
+  ASSERT_TRUE(it->status().ok()) << Where() << ": " << it->status();
+  ASSERT_EQ(n, model.size()) << Where() << ": scan ended early";
+}
+
+void ModelRunner::DoScan(bool forward, const LiveSnapshot* snap) {
+  last_op_ = absl::StrCat(snap != nullptr ? "snapshot " : "",
+                          forward ? "forward" : "reverse", " scan");
+  ReadOptions ro;
+  ro.snapshot = snap != nullptr ? snap->snapshot : nullptr;
+  std::unique_ptr<Iterator> it = db_->NewIterator(ro);
+  CheckScan(it.get(), snap != nullptr ? snap->model : model_, forward);
+}
+
+// A Seek to a random key, then a random walk of Next and Prev steps, each
+// position compared with the model's.
+void ModelRunner::DoSeekAndStep() {
+  const LiveSnapshot* snap = rnd_.OneIn(3) ? PickSnapshot() : nullptr;
+  const Model& m = snap != nullptr ? snap->model : model_;
+  const std::string target = RandomKey() + (rnd_.OneIn(2) ? "" : "!");
+  last_op_ = "seek " + target;
+  ReadOptions ro;
+  ro.snapshot = snap != nullptr ? snap->snapshot : nullptr;
+  std::unique_ptr<Iterator> it = db_->NewIterator(ro);
+  it->Seek(target);
+  auto pos = m.lower_bound(target);
+  const int steps = static_cast<int>(rnd_.Uniform(30));
+  for (int step = 0;; ++step) {
+    if (pos == m.end()) {
+      ASSERT_FALSE(it->Valid())
+          << Where() << " step " << step << " at " << it->key();
+      break;
+    }
+    ASSERT_TRUE(it->Valid()) << Where() << " step " << step << ": expected "
+                             << pos->first << " " << it->status();
+    ASSERT_EQ(it->key(), pos->first) << Where() << " step " << step;
+    ASSERT_EQ(it->value(), pos->second) << Where() << " step " << step;
+    if (step == steps) break;
+    if (rnd_.OneIn(2)) {
+      it->Next();
+      ++pos;
+    } else {
+      it->Prev();
+      if (pos == m.begin()) {
+        ASSERT_FALSE(it->Valid()) << Where() << " prev before first";
+        break;
+      }
+      --pos;
+    }
+  }
+  ASSERT_TRUE(it->status().ok()) << Where() << ": " << it->status();
+}
+
+void ModelRunner::DoCompactRange() {
+  if (rnd_.OneIn(3)) {
+    last_op_ = "compact all";
+    ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok()) << Where();
+    return;
+  }
+  std::optional<std::string> a, b;
+  if (!rnd_.OneIn(4)) a = RandomKey();
+  if (!rnd_.OneIn(4)) b = RandomKey();
+  if (a && b && *b < *a) std::swap(a, b);
+  last_op_ =
+      absl::StrCat("compact [", a.value_or("-"), ", ", b.value_or("-"), "]");
+  ASSERT_TRUE(db_->CompactRange(a, b).ok()) << Where();
+}
+
+void ModelRunner::TakeSnapshot() {
+  last_op_ = "snapshot";
+  snapshots_.push_back(LiveSnapshot{db_->GetSnapshot(), model_});
+}
+
+void ModelRunner::ReleaseSnapshot(size_t i) {
+  last_op_ = "release snapshot";
+  db_->ReleaseSnapshot(snapshots_[i].snapshot);
+  snapshots_.erase(snapshots_.begin() + static_cast<ptrdiff_t>(i));
+}
+
+void ModelRunner::CheckHeldIterator() {
+  last_op_ = absl::StrCat("held iterator from op ", held_->created_at);
+  ASSERT_NO_FATAL_FAILURE(
+      CheckScan(held_->iter.get(), held_->model, rnd_.OneIn(2)));
+  held_.reset();
+}
+
+void ModelRunner::Run(int ops) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  for (op_ = 0; op_ < ops; ++op_) {
+    const uint32_t r = rnd_.Uniform(10000);
+    if (r < 3000) {
+      ASSERT_NO_FATAL_FAILURE(DoPut());
+    } else if (r < 4000) {
+      ASSERT_NO_FATAL_FAILURE(DoDelete());
+    } else if (r < 4800) {
+      ASSERT_NO_FATAL_FAILURE(DoBatch());
+    } else if (r < 7300) {
+      ASSERT_NO_FATAL_FAILURE(DoGet(nullptr));
+    } else if (r < 8300) {
+      ASSERT_NO_FATAL_FAILURE(DoGet(PickSnapshot()));
+    } else if (r < 9700) {
+      ASSERT_NO_FATAL_FAILURE(DoSeekAndStep());
+    } else if (r < 9760) {
+      if (snapshots_.size() < kMaxSnapshots) TakeSnapshot();
+    } else if (r < 9820) {
+      if (!snapshots_.empty()) {
+        ReleaseSnapshot(rnd_.Uniform(static_cast<uint32_t>(snapshots_.size())));
+      }
+    } else if (r < 9835) {
+      ASSERT_NO_FATAL_FAILURE(DoScan(rnd_.OneIn(2), PickSnapshot()));
+    } else if (r < 9860) {
+      if (held_.has_value()) {
+        ASSERT_NO_FATAL_FAILURE(CheckHeldIterator());
+      } else {
+        held_.emplace(
+            HeldIterator{db_->NewIterator(ReadOptions()), model_, op_});
+      }
+    } else if (r < 9920) {
+      last_op_ = "flush";
+      ASSERT_TRUE(db_->Flush().ok()) << Where();
+    } else if (r < 9950) {
+      ASSERT_NO_FATAL_FAILURE(DoCompactRange());
+    } else if (r < 9985) {
+      last_op_ = "wait for compaction";
+      ASSERT_TRUE(db_->WaitForCompaction().ok()) << Where();
+    } else {
+      ASSERT_NO_FATAL_FAILURE(Reopen());
+    }
+  }
+  if (held_.has_value()) {
+    ASSERT_NO_FATAL_FAILURE(CheckHeldIterator());
+  }
+  ASSERT_NO_FATAL_FAILURE(DoScan(true, nullptr));
+  ASSERT_NO_FATAL_FAILURE(DoScan(false, nullptr));
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  std::printf("model: %d ops, %zu live keys at the end\n%s", ops, model_.size(),
+              db_->GetProperty("sift.levels")->c_str());
+}
+
+TEST(ModelTest, InMemoryEnv) {
+  const uint64_t seed = test::TestSeed(20240605);
+  const int ops = OpsFromEnv(30000);
+  std::printf(
+      "ModelTest.InMemoryEnv: seed %llu, %d ops "
+      "(SIFT_TEST_SEED / SIFT_MODEL_OPS to change)\n",
+      static_cast<unsigned long long>(seed), ops);
+  std::unique_ptr<Env> env = NewMemEnv();
+  ModelRunner runner(seed, env.get(), "/model");
+  runner.Run(ops);
+}
+
+// Tiny files and blocks: many outputs per compaction, so file boundaries
+// fall between the versions of hot keys that snapshots keep.
+TEST(ModelTest, TinyFiles) {
+  const uint64_t seed = test::TestSeed(4242);
+  const int ops = OpsFromEnv(30000) / 2;
+  std::printf("ModelTest.TinyFiles: seed %llu, %d ops\n",
+              static_cast<unsigned long long>(seed), ops);
+  Options sizes;
+  sizes.write_buffer_size = 16 << 10;
+  sizes.max_file_size = 4 << 10;
+  sizes.block_size = 256;
+  std::unique_ptr<Env> env = NewMemEnv();
+  ModelRunner runner(seed, env.get(), "/model", sizes, /*key_space=*/1000);
+  runner.Run(ops);
+}
+
+TEST(ModelTest, PosixEnv) {
+  const uint64_t seed = test::TestSeed(77);
+  const int ops = OpsFromEnv(30000) / 5;
+  std::printf("ModelTest.PosixEnv: seed %llu, %d ops\n",
+              static_cast<unsigned long long>(seed), ops);
+  const std::string dir = test::TempDir("model");
+  {
+    ModelRunner runner(seed, Env::Default(), dir);
+    runner.Run(ops);
+  }
+  EXPECT_TRUE(DestroyDB(dir, Options()).ok());
+}
+
+}  // namespace
+}  // namespace sift
