@@ -176,7 +176,9 @@ TEST(InternalKeyTest, OrdersByUserKeyThenNewestFirst) {
   EXPECT_EQ(CompareInternalKeys(ik("x", 3, kTypeValue), ik("x", 3, kTypeValue)),
             0);
   ParsedInternalKey p;
-  ASSERT_TRUE(ParseInternalKey(ik("key", 77, kTypeDeletion), &p));
+  // p.user_key points into the key: it must outlive p.
+  const std::string key = ik("key", 77, kTypeDeletion);
+  ASSERT_TRUE(ParseInternalKey(key, &p));
   EXPECT_EQ(p.user_key, "key");
   EXPECT_EQ(p.sequence, 77u);
   EXPECT_EQ(p.type, kTypeDeletion);
