@@ -176,6 +176,36 @@ void Logs(const fs::path& dir) {
        Log({std::string(32768 - 7 - 3, 'p'), Batch(3, 1, 1)}));
 }
 
+// recovery_fuzz inputs: fixed16 n | MANIFEST (n bytes) | WAL.
+std::string Recovery(const std::string& manifest, const std::string& wal) {
+  std::string s;
+  s.push_back(static_cast<char>(manifest.size() & 0xff));
+  s.push_back(static_cast<char>(manifest.size() >> 8));
+  return s + manifest + wal;
+}
+
+// A MANIFEST that opens on an empty Env: a snapshot naming no tables.
+std::string EmptyManifest(uint64_t log_number) {
+  VersionEdit e;
+  e.has_comparator_ = true;
+  e.SetFormatVersion(kDbFormatVersion);
+  e.SetLogNumber(log_number);
+  e.SetNextFile(3);
+  e.SetLastSequence(0);
+  std::string s;
+  e.EncodeTo(&s);
+  return Log({s});
+}
+
+void Recoveries(const fs::path& dir) {
+  const std::string wal =
+      Log({Batch(1, 3, 1), Batch(5, 0, 2), Batch(8, 10, 3)});
+  Save(dir, "replay", Recovery(EmptyManifest(2), wal));
+  Save(dir, "log_skipped", Recovery(EmptyManifest(5), wal));
+  Save(dir, "no_current", Recovery("", wal));
+  Save(dir, "missing_tables", Recovery(Log({Edit(true)}), wal));
+}
+
 }  // namespace
 }  // namespace sift
 
@@ -188,6 +218,7 @@ int main(int argc, char** argv) {
   sift::Blocks(root / "block");
   sift::Tables(root / "table");
   sift::Logs(root / "log_reader");
+  sift::Recoveries(root / "recovery");
   sift::Save(root / "write_batch", "puts_and_deletes", sift::Batch(1, 5, 2));
   sift::Save(root / "write_batch", "empty", sift::Batch(9, 0, 0));
   sift::Save(root / "version_edit", "snapshot", sift::Edit(true));
