@@ -4,13 +4,20 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_format.h"
 #include "db/filename.h"
 #include "db/log_writer.h"
 #include "db/write_batch_internal.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "sift/sst_file_reader.h"
+#include "sift/sst_file_writer.h"
+#include "table/table_reader.h"
+#include "util/coding.h"
+#include "util/crc32c.h"
 
 namespace sift {
 namespace {
@@ -106,6 +113,49 @@ TEST_F(WalSequenceTest, ReusedSequenceIsDataLoss) {
   ASSERT_EQ(db.status().code(), absl::StatusCode::kDataLoss) << db.status();
   EXPECT_NE(db.status().message().find("does not follow"), std::string::npos)
       << db.status();
+}
+
+// VerifyChecksum checked key order within each data block only, so a table
+// whose second block starts below the first block's keys (behind a valid
+// checksum) verified, then iterated out of order and lost keys to Get.
+TEST(TableVerifyTest, KeysOutOfOrderAcrossBlocksAreDataLoss) {
+  std::unique_ptr<Env> env = NewMemEnv();
+  Options options;
+  options.env = env.get();
+  options.block_size = 256;
+  options.compression = Compression::kNone;
+  SstFileWriter writer(options);
+  ASSERT_TRUE(writer.Open("/t.sst").ok());
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(writer.Put(absl::StrFormat("key%03d", i), "value").ok());
+  }
+  ASSERT_TRUE(writer.Finish().ok());
+  std::string bytes;
+  ASSERT_TRUE(ReadFileToString(env.get(), "/t.sst", &bytes).ok());
+
+  // The second data block's first entry is a restart point: shared 0,
+  // key length, value length (one byte each), then "key0NN" + trailer.
+  auto file = env->NewRandomAccessFile("/t.sst");
+  ASSERT_TRUE(file.ok());
+  auto table = Table::Open("/t.sst", *std::move(file), bytes.size(), nullptr);
+  ASSERT_TRUE(table.ok()) << table.status();
+  const std::vector<Table::BlockInfo> blocks = (*table)->Blocks();
+  ASSERT_GE(blocks.size(), 3u);
+  ASSERT_EQ(blocks[1].kind, "data");
+  const BlockHandle h = blocks[1].handle;
+  ASSERT_EQ(bytes.substr(h.offset, 1), std::string(1, '\0'));
+  ASSERT_EQ(bytes.substr(h.offset + 3, 3), "key");
+  bytes[h.offset + 3] = 'a';  // "aey0NN" sorts before block 0's "key000"
+  char* block = bytes.data() + h.offset;
+  EncodeFixed32(block + h.size + 1,
+                crc32c::Mask(crc32c::Value(block, h.size + 1)));
+  ASSERT_TRUE(WriteStringToFile(env.get(), bytes, "/t.sst", false).ok());
+
+  SstFileReader reader(options);
+  ASSERT_TRUE(reader.Open("/t.sst").ok());
+  const absl::Status s = reader.VerifyChecksum();
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_NE(s.message().find("out of order"), std::string::npos) << s;
 }
 
 }  // namespace
