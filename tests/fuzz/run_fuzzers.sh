@@ -6,6 +6,8 @@
 # leak, UB or timeout (its input is saved in <build>/fuzz-work/<target>/).
 #
 #   tests/fuzz/run_fuzzers.sh <build dir> [seconds per target] [target...]
+#   target: a name in <build>/bin or the path of a fuzz binary (default:
+#   every <build>/bin/*_fuzz)
 #   JOBS=2  run two targets at a time (default 1)
 set -euo pipefail
 src=$(cd "$(dirname "$0")" && pwd)
@@ -16,28 +18,39 @@ jobs=${JOBS:-1}
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  for bin in "$build"/bin/*_fuzz; do targets+=("$(basename "$bin")"); done
+  for bin in "$build"/bin/*_fuzz; do [ -x "$bin" ] && targets+=("$bin"); done
 fi
-[ -x "$build/bin/${targets[0]}" ] || {
+if [ ${#targets[@]} -eq 0 ]; then
   echo "run_fuzzers: no fuzz targets in $build/bin (configure with -DSIFT_FUZZ=ON)" >&2
   exit 2
-}
+fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
+# $1: a target name in <build>/bin, or the path of a fuzz binary elsewhere
+# (e.g. one built against an installed siftdb). Its seeds are those of
+# corpus/<name without _fuzz>.
 run_one() {
-  local name=$1 corpus=${1%_fuzz}
+  local bin=$1 name
+  [[ $bin == */* ]] || bin=$build/bin/$bin
+  name=$(basename "$bin")
+  local corpus=${name%_fuzz}
   [ "$corpus" = sst_reader ] && corpus=table
+  # Binaries outside bin/ get their directory in the work name: unique.
   local work="$build/fuzz-work/$name"
+  if [ "$(dirname "$bin")" != "$build/bin" ]; then
+    work="$build/fuzz-work/$(basename "$(dirname "$bin")")-$name"
+    name="$bin"
+  fi
   mkdir -p "$work/corpus"
   local rc=0
-  "$build/bin/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+  "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$work/" \
     "$work/corpus" "$src/corpus/$corpus" >"$work/log" 2>&1 || rc=$?
   local execs cov
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
-  cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -1 || true)
   if [ $rc -eq 0 ]; then
     echo "$name: ok, ${execs:-?} executions in ${secs}s, ${cov:-cov: ?}"
   else
