@@ -43,8 +43,14 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   Writer* last_writer = &w;
   if (status.ok() && batch != nullptr) {
     WriteBatch* group = BuildBatchGroup(&last_writer);
-    WriteBatchInternal::SetSequence(group, last_sequence + 1);
     const uint32_t count = group->Count();
+    // Sequences have 56 bits (table/FORMAT.md): past them a key's trailer
+    // would wrap, and the MANIFEST would record a sequence Open refuses.
+    if (count > kMaxSequenceNumber - last_sequence) {
+      status = absl::ResourceExhaustedError(absl::StrCat(
+          "sequence numbers exhausted: ", last_sequence, " + ", count));
+    }
+    WriteBatchInternal::SetSequence(group, last_sequence + 1);
     last_sequence += count;
     const std::string_view record = WriteBatchInternal::Contents(group);
     const bool sync = options.sync;
@@ -55,7 +61,7 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
       // Only the front writer touches the log and memtable, so they are
       // safe to use without the mutex; other writers queue meanwhile.
       mu_.Unlock();
-      status = log->AddRecord(record);
+      if (status.ok()) status = log->AddRecord(record);
       if (status.ok()) status = logfile->Flush();
       if (status.ok() && sync) status = logfile->Sync();
       if (status.ok()) status = WriteBatchInternal::InsertInto(group, mem);

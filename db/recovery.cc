@@ -2,6 +2,7 @@
 // replay the write-ahead logs the MANIFEST does not cover into tables.
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "db/db_impl.h"
@@ -20,6 +21,29 @@ class NullHandler final : public WriteBatch::Handler {
   void Put(std::string_view, std::string_view) override {}
   void Delete(std::string_view) override {}
 };
+
+// The DB gives each batch the sequences after the previous one's, so in a
+// log they strictly increase and stay within 56 bits (FORMAT.md). A batch
+// that breaks this is damage: replaying it would put two entries with one
+// internal key in a memtable, which no table can hold, or make the DB
+// write a MANIFEST it then refuses to read.
+absl::Status CheckSequences(const WriteBatch& batch,
+                            std::optional<SequenceNumber>* last_in_log) {
+  const SequenceNumber first = WriteBatchInternal::Sequence(&batch);
+  const uint32_t count = batch.Count();
+  if (count == 0) return absl::OkStatus();  // takes no sequence
+  if (first > kMaxSequenceNumber || count - 1 > kMaxSequenceNumber - first) {
+    return absl::DataLossError(absl::StrCat("batch sequences ", first, " + ",
+                                            count, " exceed 2^56 - 1"));
+  }
+  if (last_in_log->has_value() && first <= **last_in_log) {
+    return absl::DataLossError(
+        absl::StrCat("batch sequence ", first,
+                     " does not follow the previous batch's ", **last_in_log));
+  }
+  *last_in_log = first + count - 1;
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -106,9 +130,11 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
   std::shared_ptr<MemTable> mem;
   WriteBatch batch;
   NullHandler check;
+  std::optional<SequenceNumber> last_in_log;
   while (reader.ReadRecord(&record, &scratch)) {
     absl::Status s = WriteBatchInternal::SetContents(&batch, record);
     if (s.ok()) s = batch.Iterate(&check);
+    if (s.ok()) s = CheckSequences(batch, &last_in_log);
     if (!s.ok()) {
       return absl::DataLossError(absl::StrCat(name, ": record at offset ",
                                               reader.last_record_offset(), ": ",

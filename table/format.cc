@@ -131,8 +131,11 @@ absl::Status ReadBlock(const RandomAccessFile& file,
     }
     case kSnappyBlock: {
       size_t ulength = 0;
+      // No Snappy element expands by more than 64/3 (a 3-byte copy of 64
+      // bytes; snappy's format_description.txt), so a larger stated length
+      // is damage: refuse it before allocating it.
       if (!snappy::GetUncompressedLength(data, n, &ulength) ||
-          ulength > (size_t{1} << 30)) {
+          ulength > (size_t{1} << 30) || ulength > 64 * (n / 3 + 1)) {
         return CorruptionError(file_name, handle.offset,
                                "bad snappy block length");
       }

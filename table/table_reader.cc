@@ -240,9 +240,20 @@ absl::Status Table::VerifyChecksum() const {
     return CorruptionError(file_name_, file_size_ - kFooterSize,
                            "footer changed since the file was opened");
   }
+  // Data blocks are written in key order (FORMAT.md), so the index names
+  // them at increasing offsets; VerifyDataBlock relies on meeting them in
+  // index order below.
+  for (size_t i = 1; i < index_.size(); ++i) {
+    if (index_[i].handle.offset <= index_[i - 1].handle.offset) {
+      return CorruptionError(file_name_, index_handle_.offset,
+                             "index names data blocks out of file order");
+    }
+  }
   // The blocks must tile [0, footer) with no gap and no overlap, so that
   // every byte is under some checksum.
   uint64_t expected = 0;
+  size_t data_block = 0;
+  std::string last_key;  // of the data blocks so far
   for (const BlockInfo& b : Blocks()) {
     if (b.handle.offset != expected) {
       return CorruptionError(
@@ -259,7 +270,8 @@ absl::Status Table::VerifyChecksum() const {
                              "filter block has an unknown format");
     }
     if (b.kind == "data") {
-      RETURN_IF_ERROR(VerifyDataBlock(b.handle, std::move(contents)));
+      RETURN_IF_ERROR(
+          VerifyDataBlock(data_block++, std::move(contents), &last_key));
     }
   }
   if (expected != file_size_ - kFooterSize) {
@@ -269,22 +281,56 @@ absl::Status Table::VerifyChecksum() const {
   return absl::OkStatus();
 }
 
-absl::Status Table::VerifyDataBlock(const BlockHandle& handle,
-                                    BlockContents contents) const {
+// Checks what reads of data block i rely on: well-formed internal keys in
+// strictly increasing order, also across blocks (*last_key: the previous
+// block's last key); within the index's bounds (FORMAT.md, "Index block":
+// above separator i - 1, at most separator i), which Get uses to pick the
+// block; and the same entries backward, which relies on the restart array.
+// (A checksum already catches damage; these catch a bad writer, or damage
+// behind a checksum that happens to match.)
+absl::Status Table::VerifyDataBlock(size_t i, BlockContents contents,
+                                    std::string* last_key) const {
+  const BlockHandle& handle = index_[i].handle;
   Block block(std::move(contents));
+  RETURN_IF_ERROR(InBlock(block.status(), file_name_, "data", handle));
   Block::Iter it(&block, CompareInternalKeys);
-  std::string prev;
+  std::vector<std::string> keys;
   ParsedInternalKey parsed;
   for (it.SeekToFirst(); it.Valid(); it.Next()) {
     if (!ParseInternalKey(it.key(), &parsed) ||
-        (!prev.empty() && CompareInternalKeys(prev, it.key()) >= 0)) {
+        (!last_key->empty() && CompareInternalKeys(*last_key, it.key()) >= 0)) {
       return CorruptionError(file_name_, handle.offset,
                              "data block keys are malformed or out of order");
     }
-    prev.assign(it.key());
+    if (CompareInternalKeys(it.key(), index_[i].key) > 0 ||
+        (i > 0 && CompareInternalKeys(it.key(), index_[i - 1].key) <= 0)) {
+      return CorruptionError(file_name_, handle.offset,
+                             "data block key outside its index range");
+    }
+    // Get seeks only in the block the index picks. When a user key's
+    // entries straddle separator i - 1, that separator must be exactly the
+    // previous block's last key (what the builder writes), or a lookup
+    // between them would stop in the wrong block.
+    if (keys.empty() && i > 0 &&
+        ExtractUserKey(index_[i - 1].key) == ExtractUserKey(it.key()) &&
+        index_[i - 1].key != *last_key) {
+      return CorruptionError(file_name_, handle.offset,
+                             "index separator splits a user key's entries");
+    }
+    last_key->assign(it.key());
+    keys.push_back(*last_key);
   }
-  RETURN_IF_ERROR(InBlock(block.status(), file_name_, "data", handle));
-  return InBlock(it.status(), file_name_, "data", handle);
+  RETURN_IF_ERROR(InBlock(it.status(), file_name_, "data", handle));
+  size_t n = keys.size();
+  for (it.SeekToLast(); it.Valid() && n > 0 && it.key() == keys[n - 1];
+       it.Prev()) {
+    --n;
+  }
+  if (n != 0 || it.Valid() || !it.status().ok()) {
+    return CorruptionError(file_name_, handle.offset,
+                           "data block restart points are inconsistent");
+  }
+  return absl::OkStatus();
 }
 
 std::vector<Table::BlockInfo> Table::Blocks() const {

@@ -118,8 +118,10 @@ class Table {
   absl::Status ReadMeta(const BlockHandle& metaindex);
   absl::Status ParseIndex(const BlockHandle& handle);
   void LoadFilter(const BlockHandle& handle);
-  absl::Status VerifyDataBlock(const BlockHandle& handle,
-                               BlockContents contents) const;
+  // Part of VerifyChecksum: data block i (index order), given the last key
+  // of the blocks before it, which it updates.
+  absl::Status VerifyDataBlock(size_t i, BlockContents contents,
+                               std::string* last_key) const;
   // Index of the first block whose separator is >= ikey (== size: none).
   size_t FindBlock(std::string_view ikey) const;
 

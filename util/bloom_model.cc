@@ -90,7 +90,11 @@ const BlockOccupancyTable& Table() {
 template <typename BlockFp>
 double PoissonMixture(double lambda, BlockFp&& block_fp) {
   if (!(lambda > 0)) return block_fp(0);
-  if (lambda > 1e6) return block_fp(static_cast<uint64_t>(lambda));
+  // (Capped: a trailer may claim 2^64 keys, and a double beyond uint64_t
+  // does not convert.)
+  if (lambda > 1e6) {
+    return block_fp(static_cast<uint64_t>(std::min(lambda, 1e18)));
+  }
   const double spread = 12 * std::sqrt(lambda) + 25;
   const double first = std::max(0.0, std::floor(lambda - spread));
   const double last = std::ceil(lambda + spread);

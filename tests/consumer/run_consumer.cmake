@@ -1,5 +1,8 @@
 # Run by ctest: install the built library into a scratch prefix, then
 # configure, build and run tests/consumer against the installed package.
+# A sanitizer build passes its -fsanitize flags to the consumer, so the
+# consumer is instrumented the same way; a SIFT_FUZZ build also builds the
+# public-API fuzz target against the install and runs it on the seeds.
 set(prefix ${SIFT_BUILD_DIR}/consumer-install)
 set(build ${SIFT_BUILD_DIR}/consumer-build)
 file(REMOVE_RECURSE ${prefix} ${build})
@@ -11,9 +14,26 @@ function(run)
   endif()
 endfunction()
 
+set(extra)
+if(SIFT_SANITIZE)
+  list(APPEND extra
+       "-DCMAKE_CXX_FLAGS=-fsanitize=${SIFT_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all"
+       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SIFT_SANITIZE}")
+endif()
+if(SIFT_FUZZ)
+  list(APPEND extra -DSIFT_CONSUMER_FUZZ=ON)
+endif()
+
 run(${CMAKE_COMMAND} --install ${SIFT_BUILD_DIR} --prefix ${prefix})
 run(${CMAKE_COMMAND} -S ${SIFT_CONSUMER_SRC} -B ${build}
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${SIFT_CXX}
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo ${extra})
 run(${CMAKE_COMMAND} --build ${build} -j2)
 run(${build}/consumer ${build}/scratch)
+if(SIFT_FUZZ)
+  # A smoke run only (CI fuzzes it for longer from .ci/run). New inputs go
+  # to the first directory, never into the committed seeds.
+  file(MAKE_DIRECTORY ${build}/fuzz-corpus)
+  run(${build}/sst_reader_fuzz -runs=20000 ${build}/fuzz-corpus
+      ${SIFT_CONSUMER_SRC}/../fuzz/corpus/table)
+endif()
