@@ -141,6 +141,10 @@ absl::Status DBImpl::BackgroundCompaction() {
   if (c == nullptr) return absl::OkStatus();
   absl::Status s = DoCompaction(c.get());
   c.reset();  // drops the input Version: its files may now be obsolete
+  // A failed install may still have reached the MANIFEST, naming outputs
+  // that are no longer pending: record the error first, so that nothing
+  // is deleted while the state on disk is in doubt.
+  RecordBackgroundError(s);
   DeleteObsoleteFiles();
   return s;
 }
@@ -190,6 +194,7 @@ absl::Status DBImpl::ManualCompactionStep() {
   }
   absl::Status s = DoCompaction(c.get());
   c.reset();  // as in BackgroundCompaction
+  RecordBackgroundError(s);
   DeleteObsoleteFiles();
   if (!s.ok()) {
     m->status = s;

@@ -147,7 +147,7 @@ class FaultInjectionTest : public ::testing::Test {
 TEST_F(FaultInjectionTest, CheckerCatchesHolesAndTornBatches) {
   // The model must reject what these tests exist to catch, or they prove
   // nothing: a lost durable write, a hole, and half a batch.
-  ASSERT_TRUE(Open().ok());
+  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
   ASSERT_TRUE(db_->Put(WriteOptions(), "a", "1").ok());
   ASSERT_TRUE(db_->Put(WriteOptions(), "c", "3").ok());
   ExpectedState hole;
@@ -209,7 +209,7 @@ TEST_F(FaultInjectionTest, LiveWriteFaultsStopWritesAndLoseNothing) {
   for (const Fault& f : LiveFaults()) {
     SCOPED_TRACE(f.Name());
     env_->ClearErrors();
-    ASSERT_TRUE(Open().ok());
+    { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
     ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 300));
     absl::Status error;
     RunLiveFault(f, &rnd, &error);
@@ -235,12 +235,12 @@ TEST_F(FaultInjectionTest, LiveWriteFaultsStopWritesAndLoseNothing) {
     // Reopen without the fault: everything acknowledged is there.
     db_.reset();
     env_->ClearErrors();
-    ASSERT_TRUE(Open().ok());
+    { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
     v = model_.Verify(db_.get());
     ASSERT_TRUE(v.ok()) << v;
     // And the DB takes writes again.
     ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 50));
-    ASSERT_TRUE(Open().ok());
+    { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
     v = model_.Verify(db_.get());
     ASSERT_TRUE(v.ok()) << v;
   }
@@ -277,7 +277,7 @@ TEST_F(FaultInjectionTest, OpenFaultsFailOpenAndLoseNothing) {
   for (const Fault& f : faults) {
     SCOPED_TRACE(f.Name());
     env_->ClearErrors();
-    ASSERT_TRUE(Open().ok());
+    { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
     // In tables and in the WAL.
     ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 400));
     db_.reset();
@@ -310,7 +310,7 @@ TEST_F(FaultInjectionTest, CompactionWriteFaultsStopWritesAndLoseNothing) {
       const Fault f{op, ".sst", enospc, op == FaultOp::kAppend ? 5 : 0};
       SCOPED_TRACE(f.Name());
       env_->ClearErrors();
-      ASSERT_TRUE(Open().ok());
+      { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
       ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 1500));
       ASSERT_TRUE(db_->Flush().ok());
       ASSERT_TRUE(db_->WaitForCompaction().ok());
@@ -327,7 +327,7 @@ TEST_F(FaultInjectionTest, CompactionWriteFaultsStopWritesAndLoseNothing) {
       ASSERT_TRUE(v.ok()) << "before reopening: " << v;
       db_.reset();
       env_->ClearErrors();
-      ASSERT_TRUE(Open().ok());
+      { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
       v = model_.Verify(db_.get());
       ASSERT_TRUE(v.ok()) << v;
     }
@@ -339,14 +339,14 @@ TEST_F(FaultInjectionTest, FailedRemovalsAreHarmless) {
   // Deleting obsolete files is best effort: a failure there must neither
   // stop writes nor lose data.
   Random rnd(test::TestSeed(403));
-  ASSERT_TRUE(Open().ok());
+  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
   env_->InjectError(FaultOp::kRemove, "", FaultInjectionEnv::IOError());
   ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 3000));
   ASSERT_TRUE(db_->WaitForCompaction().ok());
   EXPECT_GT(env_->injected_error_count(), 0u);
-  ASSERT_TRUE(Open().ok());
+  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
   env_->ClearErrors();
-  ASSERT_TRUE(Open().ok());
+  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
   absl::Status v = model_.Verify(db_.get());
   ASSERT_TRUE(v.ok()) << v;
 }
@@ -354,7 +354,7 @@ TEST_F(FaultInjectionTest, FailedRemovalsAreHarmless) {
 TEST_F(FaultInjectionTest, ReadErrorsAreReportedNotFatal) {
   Random rnd(test::TestSeed(404));
   options_.block_cache_capacity = 0;  // every read goes to the file
-  ASSERT_TRUE(Open().ok());
+  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
   ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 2000));
   ASSERT_TRUE(db_->Flush().ok());
   ASSERT_TRUE(db_->WaitForCompaction().ok());
@@ -401,7 +401,7 @@ class PowerLossTest : public FaultInjectionTest {
 TEST_F(PowerLossTest, FlushedTablesSurvive) {
   // Regression: the MANIFEST named tables whose directory entries were
   // never synced, so a crash left it naming missing files (DataLoss).
-  ASSERT_TRUE(Open().ok());
+  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
   for (int i = 0; i < 500; ++i) {
     ASSERT_TRUE(db_->Put(WriteOptions(), Key(i), "v").ok());
   }
@@ -459,7 +459,7 @@ TEST_F(PowerLossTest, SyncedWriteInANewLogSurvivesWithNoHoleBeforeIt) {
   // flush of the old memtable (which would make both moot) from finishing.
   GateEnv gate(env_.get());
   options_.env = &gate;
-  ASSERT_TRUE(Open().ok());
+  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
   gate.Close();
   int n = 0;
   while (!gate.HasWaiter()) {
@@ -475,7 +475,7 @@ TEST_F(PowerLossTest, SyncedWriteInANewLogSurvivesWithNoHoleBeforeIt) {
   db_.reset();
   ASSERT_TRUE(env_->SimulateCrash().ok());
   env_->SetFilesystemActive(true);
-  ASSERT_TRUE(Open().ok());
+  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
   std::string v;
   ASSERT_TRUE(db_->Get(ReadOptions(), "synced", &v).ok());
   EXPECT_EQ(v, "in the new WAL");
