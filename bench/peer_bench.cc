@@ -60,8 +60,7 @@ void Fill(Engine* e, int64_t n, uint64_t key_space, uint64_t seed,
   std::string key;
   const auto start = Clock::now();
   for (int64_t i = 0; i < n; ++i) {
-    MakeKey(RandomKeyNum(&rnd, key_space), absl::GetFlag(FLAGS_key_size),
-            &key);
+    MakeKey(RandomKeyNum(&rnd, key_space), absl::GetFlag(FLAGS_key_size), &key);
     e->Put(key, values.Generate(absl::GetFlag(FLAGS_value_size)));
   }
   if (label != nullptr) Report(*e, label, Micros(start, n), 0, 0);

@@ -46,20 +46,7 @@ TEST_P(BlockModelTest, MatchesStdMapInBothDirectionsAndOnSeek) {
   ASSERT_TRUE(block.status().ok()) << block.status();
   std::unique_ptr<Iterator> it = block.NewIterator(BytewiseCompare);
 
-  auto m = model.begin();
-  for (it->SeekToFirst(); it->Valid(); it->Next(), ++m) {
-    ASSERT_NE(m, model.end());
-    EXPECT_EQ(it->key(), m->first);
-    EXPECT_EQ(it->value(), m->second);
-  }
-  EXPECT_EQ(m, model.end());
-
-  auto r = model.rbegin();
-  for (it->SeekToLast(); it->Valid(); it->Prev(), ++r) {
-    ASSERT_NE(r, model.rend());
-    EXPECT_EQ(it->key(), r->first);
-  }
-  EXPECT_EQ(r, model.rend());
+  test::ExpectIteratesAs(it.get(), model);
 
   for (int i = 0; i < 1000; ++i) {
     const std::string target = RandomKey(&rnd);

@@ -18,6 +18,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/db_files.h"
+#include "tests/testutil/mem_db_test.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -26,30 +27,8 @@ namespace {
 
 std::string Key(int i) { return absl::StrFormat("key%06d", i); }
 
-class CompactionTest : public ::testing::Test {
+class CompactionTest : public test::MemDBTest {
  protected:
-  CompactionTest() : env_(NewMemEnv()) {
-    options_.env = env_.get();
-    options_.create_if_missing = true;
-  }
-
-  void Open() {
-    db_.reset();
-    auto db = DB::Open(options_, path_);
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
-  }
-
-  std::string Get(std::string_view key, const Snapshot* snap = nullptr) {
-    ReadOptions ro;
-    ro.snapshot = snap;
-    std::string v;
-    absl::Status s = db_->Get(ro, key, &v);
-    if (absl::IsNotFound(s)) return "NOT_FOUND";
-    if (!s.ok()) return "ERROR: " + s.ToString();
-    return v;
-  }
-
   void Put(std::string_view k, std::string_view v) {
     ASSERT_TRUE(db_->Put(WriteOptions(), k, v).ok());
   }
@@ -91,11 +70,6 @@ class CompactionTest : public ::testing::Test {
     EXPECT_EQ(back, out.size());
     return out;
   }
-
-  std::unique_ptr<Env> env_;
-  Options options_;
-  std::string path_ = "/db";
-  std::unique_ptr<DB> db_;
 };
 
 TEST_F(CompactionTest, TombstonesAreDroppedAtTheBottom) {

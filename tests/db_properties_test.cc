@@ -20,6 +20,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/db_files.h"
+#include "tests/testutil/mem_db_test.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -96,20 +97,11 @@ uint64_t FileNumber(const std::string& path) {
   return n;
 }
 
-class DBPropertiesTest : public ::testing::Test {
+class DBPropertiesTest : public test::MemDBTest {
  protected:
-  DBPropertiesTest() : env_(NewMemEnv()) {
-    options_.env = env_.get();
-    options_.create_if_missing = true;
+  DBPropertiesTest() {
     options_.write_buffer_size = 32 << 10;
     options_.max_file_size = 32 << 10;
-  }
-
-  void Open() {
-    db_.reset();
-    auto db = DB::Open(options_, path_);
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
   }
 
   // Keys Key(stride * k) + suffix for k in [0, n) (with stride 2, odd
@@ -124,11 +116,6 @@ class DBPropertiesTest : public ::testing::Test {
                       .ok());
     }
   }
-
-  std::unique_ptr<Env> env_;
-  Options options_;
-  std::string path_ = "/db";
-  std::unique_ptr<DB> db_;
 };
 
 TEST_F(DBPropertiesTest, LevelsMatchTheFilesOnDisk) {

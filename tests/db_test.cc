@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "sift/env.h"
+#include "tests/testutil/mem_db_test.h"
 #include "tests/testutil/testutil.h"
 #include "util/counting_env.h"
 #include "util/fault_env.h"
@@ -20,38 +21,11 @@ namespace {
 
 std::string Key(int i) { return absl::StrFormat("key%06d", i); }
 
-class DBTest : public ::testing::Test {
+class DBTest : public test::MemDBTest {
  protected:
-  DBTest() : env_(NewMemEnv()) {
-    options_.env = env_.get();
-    options_.create_if_missing = true;
-  }
-
-  void Open() {
-    db_.reset();
-    auto db = DB::Open(options_, path_);
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
-  }
-
-  std::string Get(std::string_view key, const Snapshot* snap = nullptr) {
-    ReadOptions ro;
-    ro.snapshot = snap;
-    std::string v;
-    absl::Status s = db_->Get(ro, key, &v);
-    if (absl::IsNotFound(s)) return "NOT_FOUND";
-    if (!s.ok()) return "ERROR: " + s.ToString();
-    return v;
-  }
-
   absl::Status Put(std::string_view k, std::string_view v) {
     return db_->Put(WriteOptions(), k, v);
   }
-
-  std::unique_ptr<Env> env_;
-  Options options_;
-  std::string path_ = "/db";
-  std::unique_ptr<DB> db_;
 };
 
 TEST_F(DBTest, PutGetDelete) {
@@ -193,20 +167,7 @@ TEST_F(DBTest, IteratorMergesEverything) {
     }
   }
   auto it = db_->NewIterator(ReadOptions());
-  auto m = model.begin();
-  for (it->SeekToFirst(); it->Valid(); it->Next(), ++m) {
-    ASSERT_NE(m, model.end());
-    ASSERT_EQ(it->key(), m->first);
-    ASSERT_EQ(it->value(), m->second);
-  }
-  EXPECT_EQ(m, model.end());
-  auto r = model.rbegin();
-  for (it->SeekToLast(); it->Valid(); it->Prev(), ++r) {
-    ASSERT_NE(r, model.rend());
-    ASSERT_EQ(it->key(), r->first);
-  }
-  EXPECT_EQ(r, model.rend());
-  EXPECT_TRUE(it->status().ok());
+  test::ExpectIteratesAs(it.get(), model);
 }
 
 TEST_F(DBTest, InvalidOptionsAreRefusedNamingTheField) {

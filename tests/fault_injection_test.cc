@@ -32,36 +32,14 @@ constexpr int kKeySpace = 1500;
 
 std::string Key(uint32_t i) { return absl::StrFormat("key%06u", i); }
 
-const char* OpName(FaultOp op) {
-  switch (op) {
-    case FaultOp::kNewFile:
-      return "create";
-    case FaultOp::kAppend:
-      return "append";
-    case FaultOp::kSync:
-      return "sync";
-    case FaultOp::kRename:
-      return "rename";
-    case FaultOp::kSyncDir:
-      return "syncdir";
-    case FaultOp::kRemove:
-      return "remove";
-    case FaultOp::kOpen:
-      return "open";
-    case FaultOp::kRead:
-      return "read";
-  }
-  return "?";
-}
-
 struct Fault {
   FaultOp op;
   const char* file;  // substring of the paths it hits
   bool enospc;       // else EIO
   int skip;          // matching calls that succeed first
   std::string Name() const {
-    return absl::StrCat(OpName(op), " '", file, "' ", enospc ? "ENOSPC" : "EIO",
-                        " after ", skip);
+    return absl::StrCat(FaultOpName(op), " '", file, "' ",
+                        enospc ? "ENOSPC" : "EIO", " after ", skip);
   }
   absl::Status Error() const {
     return enospc ? FaultInjectionEnv::NoSpaceError()
@@ -80,6 +58,12 @@ class FaultInjectionTest : public ::testing::Test {
     options_.write_buffer_size = 32 << 10;
     options_.max_file_size = 32 << 10;
     options_.level0_compaction_trigger = 2;
+  }
+
+  // Open, failing the test with the status it returned.
+  void MustOpen() {
+    const absl::Status s = Open();
+    ASSERT_TRUE(s.ok()) << s;
   }
 
   absl::Status Open() {
@@ -147,7 +131,7 @@ class FaultInjectionTest : public ::testing::Test {
 TEST_F(FaultInjectionTest, CheckerCatchesHolesAndTornBatches) {
   // The model must reject what these tests exist to catch, or they prove
   // nothing: a lost durable write, a hole, and half a batch.
-  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+  ASSERT_NO_FATAL_FAILURE(MustOpen());
   ASSERT_TRUE(db_->Put(WriteOptions(), "a", "1").ok());
   ASSERT_TRUE(db_->Put(WriteOptions(), "c", "3").ok());
   ExpectedState hole;
@@ -209,7 +193,7 @@ TEST_F(FaultInjectionTest, LiveWriteFaultsStopWritesAndLoseNothing) {
   for (const Fault& f : LiveFaults()) {
     SCOPED_TRACE(f.Name());
     env_->ClearErrors();
-    { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+    ASSERT_NO_FATAL_FAILURE(MustOpen());
     ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 300));
     absl::Status error;
     RunLiveFault(f, &rnd, &error);
@@ -235,12 +219,12 @@ TEST_F(FaultInjectionTest, LiveWriteFaultsStopWritesAndLoseNothing) {
     // Reopen without the fault: everything acknowledged is there.
     db_.reset();
     env_->ClearErrors();
-    { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+    ASSERT_NO_FATAL_FAILURE(MustOpen());
     v = model_.Verify(db_.get());
     ASSERT_TRUE(v.ok()) << v;
     // And the DB takes writes again.
     ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 50));
-    { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+    ASSERT_NO_FATAL_FAILURE(MustOpen());
     v = model_.Verify(db_.get());
     ASSERT_TRUE(v.ok()) << v;
   }
@@ -277,7 +261,7 @@ TEST_F(FaultInjectionTest, OpenFaultsFailOpenAndLoseNothing) {
   for (const Fault& f : faults) {
     SCOPED_TRACE(f.Name());
     env_->ClearErrors();
-    { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+    ASSERT_NO_FATAL_FAILURE(MustOpen());
     // In tables and in the WAL.
     ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 400));
     db_.reset();
@@ -310,7 +294,7 @@ TEST_F(FaultInjectionTest, CompactionWriteFaultsStopWritesAndLoseNothing) {
       const Fault f{op, ".sst", enospc, op == FaultOp::kAppend ? 5 : 0};
       SCOPED_TRACE(f.Name());
       env_->ClearErrors();
-      { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+      ASSERT_NO_FATAL_FAILURE(MustOpen());
       ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 1500));
       ASSERT_TRUE(db_->Flush().ok());
       ASSERT_TRUE(db_->WaitForCompaction().ok());
@@ -327,7 +311,7 @@ TEST_F(FaultInjectionTest, CompactionWriteFaultsStopWritesAndLoseNothing) {
       ASSERT_TRUE(v.ok()) << "before reopening: " << v;
       db_.reset();
       env_->ClearErrors();
-      { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+      ASSERT_NO_FATAL_FAILURE(MustOpen());
       v = model_.Verify(db_.get());
       ASSERT_TRUE(v.ok()) << v;
     }
@@ -339,14 +323,14 @@ TEST_F(FaultInjectionTest, FailedRemovalsAreHarmless) {
   // Deleting obsolete files is best effort: a failure there must neither
   // stop writes nor lose data.
   Random rnd(test::TestSeed(403));
-  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+  ASSERT_NO_FATAL_FAILURE(MustOpen());
   env_->InjectError(FaultOp::kRemove, "", FaultInjectionEnv::IOError());
   ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 3000));
   ASSERT_TRUE(db_->WaitForCompaction().ok());
   EXPECT_GT(env_->injected_error_count(), 0u);
-  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+  ASSERT_NO_FATAL_FAILURE(MustOpen());
   env_->ClearErrors();
-  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+  ASSERT_NO_FATAL_FAILURE(MustOpen());
   absl::Status v = model_.Verify(db_.get());
   ASSERT_TRUE(v.ok()) << v;
 }
@@ -354,7 +338,7 @@ TEST_F(FaultInjectionTest, FailedRemovalsAreHarmless) {
 TEST_F(FaultInjectionTest, ReadErrorsAreReportedNotFatal) {
   Random rnd(test::TestSeed(404));
   options_.block_cache_capacity = 0;  // every read goes to the file
-  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+  ASSERT_NO_FATAL_FAILURE(MustOpen());
   ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 2000));
   ASSERT_TRUE(db_->Flush().ok());
   ASSERT_TRUE(db_->WaitForCompaction().ok());
@@ -401,7 +385,7 @@ class PowerLossTest : public FaultInjectionTest {
 TEST_F(PowerLossTest, FlushedTablesSurvive) {
   // Regression: the MANIFEST named tables whose directory entries were
   // never synced, so a crash left it naming missing files (DataLoss).
-  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+  ASSERT_NO_FATAL_FAILURE(MustOpen());
   for (int i = 0; i < 500; ++i) {
     ASSERT_TRUE(db_->Put(WriteOptions(), Key(i), "v").ok());
   }
@@ -459,7 +443,7 @@ TEST_F(PowerLossTest, SyncedWriteInANewLogSurvivesWithNoHoleBeforeIt) {
   // flush of the old memtable (which would make both moot) from finishing.
   GateEnv gate(env_.get());
   options_.env = &gate;
-  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+  ASSERT_NO_FATAL_FAILURE(MustOpen());
   gate.Close();
   int n = 0;
   while (!gate.HasWaiter()) {
@@ -475,7 +459,7 @@ TEST_F(PowerLossTest, SyncedWriteInANewLogSurvivesWithNoHoleBeforeIt) {
   db_.reset();
   ASSERT_TRUE(env_->SimulateCrash().ok());
   env_->SetFilesystemActive(true);
-  { const absl::Status o = Open(); ASSERT_TRUE(o.ok()) << o; }
+  ASSERT_NO_FATAL_FAILURE(MustOpen());
   std::string v;
   ASSERT_TRUE(db_->Get(ReadOptions(), "synced", &v).ok());
   EXPECT_EQ(v, "in the new WAL");

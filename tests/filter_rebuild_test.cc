@@ -14,6 +14,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/db_files.h"
+#include "tests/testutil/mem_db_test.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -23,11 +24,9 @@ namespace {
 std::string Key(int i) { return absl::StrFormat("key%06d", i); }
 std::string Value(int i) { return absl::StrFormat("value-%d-%0100d", i, i); }
 
-class FilterRebuildTest : public ::testing::Test {
+class FilterRebuildTest : public test::MemDBTest {
  protected:
-  FilterRebuildTest() : env_(NewMemEnv()) {
-    options_.env = env_.get();
-    options_.create_if_missing = true;
+  FilterRebuildTest() {
     options_.write_buffer_size = 64 << 10;
     options_.max_file_size = 64 << 10;
   }
@@ -36,9 +35,7 @@ class FilterRebuildTest : public ::testing::Test {
     db_.reset();
     options_.bloom_filter_fp_chance = fp;
     options_.filter_layout = layout;
-    auto db = DB::Open(options_, path_);
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
+    Open();
   }
 
   // Writes keys [from, to) in a scattered order.
@@ -86,11 +83,6 @@ class FilterRebuildTest : public ::testing::Test {
     }
     return out;
   }
-
-  std::unique_ptr<Env> env_;
-  Options options_;
-  std::string path_ = "/db";
-  std::unique_ptr<DB> db_;
 };
 
 using Settings = std::set<std::pair<double, int>>;

@@ -95,20 +95,7 @@ TEST_P(TableHarness, IteratesSeeksAndGetsLikeAMap) {
     EXPECT_EQ(table->has_filter(), std::get<3>(GetParam()) < 1.0);
 
     std::unique_ptr<Iterator> it = table->NewIterator(ReadOptions());
-    auto m = model.begin();
-    for (it->SeekToFirst(); it->Valid(); it->Next(), ++m) {
-      ASSERT_NE(m, model.end());
-      ASSERT_EQ(it->key(), m->first);
-      ASSERT_EQ(it->value(), m->second);
-    }
-    EXPECT_EQ(m, model.end());
-    auto r = model.rbegin();
-    for (it->SeekToLast(); it->Valid(); it->Prev(), ++r) {
-      ASSERT_NE(r, model.rend());
-      ASSERT_EQ(it->key(), r->first);
-    }
-    EXPECT_EQ(r, model.rend());
-    EXPECT_TRUE(it->status().ok());
+    test::ExpectIteratesAs(it.get(), model);
 
     for (int i = 0; i < 200; ++i) {
       const std::string target =

@@ -14,28 +14,6 @@ absl::string_view AbslView(std::string_view s) {
   return absl::string_view(s.data(), s.size());
 }
 
-const char* OpName(FaultOp op) {
-  switch (op) {
-    case FaultOp::kNewFile:
-      return "create";
-    case FaultOp::kAppend:
-      return "append";
-    case FaultOp::kSync:
-      return "sync";
-    case FaultOp::kRename:
-      return "rename";
-    case FaultOp::kRemove:
-      return "remove";
-    case FaultOp::kSyncDir:
-      return "sync directory";
-    case FaultOp::kOpen:
-      return "open";
-    case FaultOp::kRead:
-      return "read";
-  }
-  return "?";
-}
-
 std::string StripTrailingSlashes(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return path;
@@ -63,6 +41,28 @@ absl::Status Rewrite(Env* target, const std::string& path,
 }
 
 }  // namespace
+
+const char* FaultOpName(FaultOp op) {
+  switch (op) {
+    case FaultOp::kNewFile:
+      return "create";
+    case FaultOp::kAppend:
+      return "append";
+    case FaultOp::kSync:
+      return "sync";
+    case FaultOp::kRename:
+      return "rename";
+    case FaultOp::kRemove:
+      return "remove";
+    case FaultOp::kSyncDir:
+      return "sync directory";
+    case FaultOp::kOpen:
+      return "open";
+    case FaultOp::kRead:
+      return "read";
+  }
+  return "?";
+}
 
 // What a Writer shares with the env, so SimulateCrash can close the target
 // file of a handle it does not own.
@@ -250,7 +250,7 @@ absl::Status FaultInjectionEnv::MaybeFail(FaultOp op, std::string_view path,
     std::string where(path);
     if (!path2.empty()) absl::StrAppend(&where, " to ", AbslView(path2));
     return absl::Status(r.error.code(),
-                        absl::StrCat(OpName(op), " ", where, ": ",
+                        absl::StrCat(FaultOpName(op), " ", where, ": ",
                                      r.error.message(), " (injected)"));
   }
   return absl::OkStatus();

@@ -68,6 +68,9 @@ enum class FaultOp {
   kRead,     // SequentialFile::Read/Skip, RandomAccessFile::Read
 };
 
+// The operation's name as injected errors spell it ("append", "sync", ...).
+const char* FaultOpName(FaultOp op);
+
 class FaultInjectionEnv : public EnvWrapper {
  public:
   // target must outlive this env, and this env every file opened through

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <string>
 
+#include "gtest/gtest.h"
+#include "sift/iterator.h"
+
 namespace sift::test {
 
 // The seed a randomized test runs with: $SIFT_TEST_SEED if set, otherwise
@@ -13,6 +16,28 @@ uint64_t TestSeed(uint64_t fallback);
 
 // A fresh, empty directory under $TMPDIR (or /tmp) for this test.
 std::string TempDir(const std::string& name);
+
+// Checks that it yields exactly model's entries (a map from key to value,
+// ordered as the iterator orders keys), forwards from SeekToFirst and
+// backwards from SeekToLast, with an ok status.
+template <typename Map>
+void ExpectIteratesAs(Iterator* it, const Map& model) {
+  auto m = model.begin();
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++m) {
+    ASSERT_TRUE(m != model.end()) << "extra key " << it->key();
+    ASSERT_EQ(it->key(), m->first);
+    ASSERT_EQ(it->value(), m->second);
+  }
+  EXPECT_TRUE(m == model.end()) << "missing key " << m->first;
+  auto r = model.rbegin();
+  for (it->SeekToLast(); it->Valid(); it->Prev(), ++r) {
+    ASSERT_TRUE(r != model.rend()) << "extra key " << it->key();
+    ASSERT_EQ(it->key(), r->first);
+    ASSERT_EQ(it->value(), r->second);
+  }
+  EXPECT_TRUE(r == model.rend()) << "missing key " << r->first;
+  EXPECT_TRUE(it->status().ok()) << it->status();
+}
 
 }  // namespace sift::test
 

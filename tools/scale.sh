@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# How the cost of a missing Get grows with the data: for each size in SIZES
+# it fills a fresh DB (the compare.sh shape: 16-byte keys, 100-byte values,
+# 4 MiB memtable and files, 8 MiB block cache, Snappy, fp chance 0.01),
+# waits for compaction, reopens it and runs readmissing alone, then prints
+# per size: micros per missing Get, filters probed per Get (the candidate
+# files), data blocks read per Get, and what the filters predict for the
+# latter (probes x fp chance).
+#
+#   tools/scale.sh                       # 1M and 10M keys, 300k reads
+#   SIZES="1000000 4000000" READS=100000 tools/scale.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools/setup.sh
+build=${BUILD_DIR:-build}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j2 --target db_bench
+
+SIZES=${SIZES:-"1000000 10000000"}
+READS=${READS:-300000}
+FP=${FP:-0.01}
+out=$(mktemp -d /tmp/siftdb-scale.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+common=(--key_size=16 --value_size=100 --write_buffer_size=4194304
+        --target_file_size_base=4194304 --cache_size=8388608
+        --compression_type=snappy --threads=1 --seed=1
+        --bloom_filter_fp_chance="$FP")
+
+printf "%-10s %8s %8s %12s %14s %14s %16s\n" keys files levels "us/miss" \
+  "filters/Get" "blocks/Get" "predicted"
+for n in $SIZES; do
+  db="$out/db-$n"
+  "$build/bin/db_bench" --benchmarks=fillrandom,waitforcompaction \
+    --num="$n" --db="$db" "${common[@]}" >"$out/fill-$n.txt" 2>/dev/null
+  # Counters start at zero in the new process: they describe the misses.
+  "$build/bin/db_bench" --benchmarks=readmissing,levelstats --use_existing_db \
+    --statistics --num="$n" --reads="$READS" --db="$db" "${common[@]}" \
+    >"$out/read-$n.txt" 2>/dev/null
+  awk -v n="$n" -v reads="$READS" -v fp="$FP" '
+    $1 == "readmissing" { us = $3 }
+    $1 == "sift.bloom.filter.checked" { checked = $4 }
+    $1 == "sift.data.blocks.read" { blocks = $4 }
+    # levelstats: "  <level>  <files>  <MB>" rows under a header.
+    /^ *[0-9]+ +[0-9]+ +[0-9.]+/ { if ($2 > 0) { files += $2; levels++ } }
+    END {
+      printf "%-10d %8d %8d %12.3f %14.3f %14.4f %16.4f\n", n, files, levels,
+        us, checked / reads, blocks / reads, checked / reads * fp
+    }' "$out/read-$n.txt"
+  rm -rf "$db"
+done
