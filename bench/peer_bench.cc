@@ -32,6 +32,8 @@ ABSL_FLAG(double, compression_ratio, 0.5, "value compressibility");
 ABSL_FLAG(int, manyfiles, 12, "level-0 files of the many-files case (0: skip)");
 ABSL_FLAG(std::string, db, "", "directory (default: a fresh one in /tmp)");
 ABSL_FLAG(uint64_t, seed, 1, "random seed");
+ABSL_FLAG(bool, stats, false,
+          "print the engine's own statistics after waitforcompaction");
 
 namespace sift::bench {
 namespace {
@@ -117,6 +119,7 @@ int Main() {
                 "waitforcompaction",
                 std::chrono::duration<double>(Clock::now() - start).count(),
                 e->Describe().c_str());
+    if (absl::GetFlag(FLAGS_stats)) std::printf("%s\n", e->Stats().c_str());
     Read(e.get(), num, false, seed + 1, "readrandom");
     Read(e.get(), num, true, seed + 2, "readmissing");
     std::printf("%-8s %-16s : %s\n", e->name(), "after", e->Describe().c_str());

@@ -62,6 +62,9 @@ class SiftEngine final : public Engine {
     absl::Status s = db_->WaitForCompaction();
     if (!s.ok()) Die(name(), s.ToString());
   }
+  std::string Stats() override {
+    return db_->GetProperty("sift.stats").value_or("");
+  }
   std::string Describe() override {
     const Statistics st = db_->GetStatistics();
     std::string files;
@@ -134,6 +137,11 @@ class RocksEngine final : public Engine {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
+  std::string Stats() override {
+    std::string v;
+    db_->GetProperty("rocksdb.stats", &v);
+    return v;
+  }
   std::string Describe() override {
     std::string files;
     for (int l = 0; l < 7; ++l) {
@@ -203,6 +211,11 @@ class LevelEngine final : public Engine {
       stable = (now == last && std::atoi(l0.c_str()) < 4) ? stable + 1 : 0;
       last = now;
     }
+  }
+  std::string Stats() override {
+    std::string v;
+    db_->GetProperty("leveldb.stats", &v);
+    return v;
   }
   std::string Describe() override {
     std::string files;

@@ -38,6 +38,9 @@ class Engine {
   virtual void WaitForCompaction() = 0;
   // One line about files per level, and filter counters when known.
   virtual std::string Describe() = 0;
+  // The engine's own statistics text (its "<engine>.stats" property):
+  // compaction bytes per level, stalls.
+  virtual std::string Stats() = 0;
 };
 
 // nullptr if the engine is unknown or not built in. Errors from Open are
