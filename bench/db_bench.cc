@@ -62,6 +62,16 @@ ABSL_FLAG(int64_t, write_buffer_size,
 ABSL_FLAG(int64_t, target_file_size_base,
           static_cast<int64_t>(sift::Options().max_file_size),
           "Target size of one SSTable (Options::max_file_size).");
+ABSL_FLAG(int32_t, level0_file_num_compaction_trigger,
+          sift::Options().level0_compaction_trigger,
+          "Level-0 files that start a compaction "
+          "(Options::level0_compaction_trigger).");
+ABSL_FLAG(int32_t, level0_slowdown_writes_trigger,
+          sift::Options().level0_slowdown_writes_trigger,
+          "Level-0 files at which each write is delayed by 1 ms.");
+ABSL_FLAG(int32_t, level0_stop_writes_trigger,
+          sift::Options().level0_stop_writes_trigger,
+          "Level-0 files at which writes wait for compaction.");
 ABSL_FLAG(int64_t, cache_size,
           static_cast<int64_t>(sift::Options().block_cache_capacity),
           "Bytes of uncompressed data blocks to cache.");
@@ -155,6 +165,13 @@ absl::Status SizeOptions(BenchConfig* c) {
     if (s.value < 0) return Bad(s.name, s.value, "must not be negative");
     *s.field = static_cast<size_t>(s.value);
   }
+  // DB::Open checks these (and names the field) against each other.
+  c->options.level0_compaction_trigger =
+      absl::GetFlag(FLAGS_level0_file_num_compaction_trigger);
+  c->options.level0_slowdown_writes_trigger =
+      absl::GetFlag(FLAGS_level0_slowdown_writes_trigger);
+  c->options.level0_stop_writes_trigger =
+      absl::GetFlag(FLAGS_level0_stop_writes_trigger);
   const std::string comp = absl::GetFlag(FLAGS_compression_type);
   if (comp == "snappy") {
     c->options.compression = Compression::kSnappy;

@@ -141,6 +141,11 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
   bool has_current_user_key = false;
   uint64_t newer_seq = UINT64_MAX;  // sequence of the previous entry of the key
   for (input->SeekToFirst(); input->Valid() && status.ok(); input->Next()) {
+    if (ctx.memtable_waiting != nullptr &&
+        ctx.memtable_waiting->load(std::memory_order_acquire)) {
+      status = ctx.flush_memtable();
+      if (!status.ok()) break;
+    }
     const std::string_view ikey = input->key();
     ParsedInternalKey parsed;
     if (!ParseInternalKey(ikey, &parsed)) {

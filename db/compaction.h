@@ -9,6 +9,7 @@
 #ifndef SIFT_DB_COMPACTION_H_
 #define SIFT_DB_COMPACTION_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -81,6 +82,12 @@ struct CompactionContext {
   // compaction is installed (called with the DB mutex not held).
   std::function<uint64_t()> new_file_number;
   StatisticsImpl* stats = nullptr;
+  // When *memtable_waiting turns true, RunCompaction calls flush_memtable
+  // (without the DB mutex) before it goes on, as LevelDB does: a full
+  // memtable must not wait for a long compaction, or writers stall. A
+  // flush error ends the compaction with it.
+  const std::atomic<bool>* memtable_waiting = nullptr;
+  std::function<absl::Status()> flush_memtable;
 };
 
 // Merges c's inputs into new files, opens each output (pinning its table),

@@ -96,6 +96,7 @@ absl::Status DBImpl::FlushImmutable() {
   edit.SetLogNumber(logfile_number_);
   RETURN_IF_ERROR(versions_->LogAndApply(&edit, &mu_));
   imm_.reset();
+  has_imm_.store(false, std::memory_order_release);
   InstallReadView();
   DeleteObsoleteFiles();
   return absl::OkStatus();
@@ -114,6 +115,15 @@ absl::Status DBImpl::DoCompaction(Compaction* c) {
     ctx.table_cache = table_cache_.get();
     ctx.snapshots.assign(snapshots_.begin(), snapshots_.end());
     ctx.stats = &stats_;
+    ctx.memtable_waiting = &has_imm_;
+    ctx.flush_memtable = [this] {
+      MutexLock l(&mu_);
+      if (imm_ == nullptr) return absl::OkStatus();
+      absl::Status s = FlushImmutable();
+      RecordBackgroundError(s);
+      bg_cv_.SignalAll();  // writers waiting for room
+      return s;
+    };
     std::vector<uint64_t> numbers;
     ctx.new_file_number = [this, &numbers] {
       MutexLock l(&mu_);

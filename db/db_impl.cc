@@ -47,6 +47,22 @@ absl::Status ValidateOptions(const Options& o) {
                      "got ",
                      o.level0_compaction_trigger));
   }
+  if (o.level0_slowdown_writes_trigger < o.level0_compaction_trigger ||
+      o.level0_slowdown_writes_trigger > 1000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::level0_slowdown_writes_trigger must be in "
+                     "[level0_compaction_trigger (",
+                     o.level0_compaction_trigger, "), 1000], got ",
+                     o.level0_slowdown_writes_trigger));
+  }
+  if (o.level0_stop_writes_trigger < o.level0_slowdown_writes_trigger ||
+      o.level0_stop_writes_trigger > 1000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::level0_stop_writes_trigger must be in "
+                     "[level0_slowdown_writes_trigger (",
+                     o.level0_slowdown_writes_trigger, "), 1000], got ",
+                     o.level0_stop_writes_trigger));
+  }
   if (o.max_open_files < 10) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Options::max_open_files must be >= 10, got ", o.max_open_files));

@@ -14,6 +14,7 @@
 #ifndef SIFT_DB_DB_IMPL_H_
 #define SIFT_DB_DB_IMPL_H_
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -132,6 +133,9 @@ class DBImpl final : public DB {
   const std::unique_ptr<VersionSet> versions_;
   std::shared_ptr<MemTable> mem_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<MemTable> imm_ ABSL_GUARDED_BY(mu_);
+  // imm_ != nullptr, readable without mu_: a running compaction polls it
+  // to flush the memtable first, so writers never wait out a compaction.
+  std::atomic<bool> has_imm_{false};
   std::unique_ptr<WritableFile> logfile_ ABSL_GUARDED_BY(mu_);
   uint64_t logfile_number_ ABSL_GUARDED_BY(mu_) = 0;
   std::unique_ptr<log::Writer> log_ ABSL_GUARDED_BY(mu_);

@@ -152,9 +152,8 @@ absl::Status DBImpl::NewLogFile() {
 
 absl::Status DBImpl::MakeRoomForWrite(bool force) {
   bool allow_delay = !force;
-  const int slowdown = std::max(config::kL0SlowdownWritesTrigger,
-                                options_.level0_compaction_trigger + 4);
-  const int stop = slowdown + 4;
+  const int slowdown = options_.level0_slowdown_writes_trigger;
+  const int stop = options_.level0_stop_writes_trigger;
   while (true) {
     RETURN_IF_ERROR(bg_error_);
     const int l0_files = versions_->current()->NumFiles(0);
@@ -177,7 +176,10 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
     } else if (force && mem_->empty()) {
       return absl::OkStatus();  // nothing to flush
     } else if (imm_ != nullptr) {
-      bg_cv_.Wait(&mu_);  // the previous memtable is still being flushed
+      // The previous memtable is still being flushed.
+      const uint64_t start = env_->NowMicros();
+      bg_cv_.Wait(&mu_);
+      stats_.Add(-1, kStallMicros, env_->NowMicros() - start);
     } else if (l0_files >= stop) {
       stats_.Add(-1, kStallStopWrites);
       const uint64_t start = env_->NowMicros();
@@ -186,6 +188,7 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
     } else {
       RETURN_IF_ERROR(NewLogFile());
       imm_ = std::move(mem_);
+      has_imm_.store(true, std::memory_order_release);
       mem_ = NewMemTable();
       InstallReadView();
       force = false;

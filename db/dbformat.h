@@ -15,10 +15,6 @@ namespace sift {
 
 namespace config {
 constexpr int kNumLevels = 7;
-// Level-0 file counts at which writes are slowed by 1 ms each, and stopped
-// until compaction catches up, so reads never face an unbounded level 0.
-constexpr int kL0SlowdownWritesTrigger = 8;
-constexpr int kL0StopWritesTrigger = 12;
 // A memtable flush may place its file as deep as this level when it
 // overlaps nothing, to save compactions (LevelDB's choice).
 constexpr int kMaxMemCompactLevel = 2;

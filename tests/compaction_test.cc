@@ -387,10 +387,13 @@ class SlowTableReadEnv : public EnvWrapper {
 
 // While a long manual compaction holds the background thread, flushes still
 // run between its steps but level 0 is not compacted: writers are slowed at
-// 8 level-0 files and stopped at 12, and the stalls are counted.
+// 8 level-0 files and stopped at 12 (as set here), and the stalls are
+// counted.
 TEST_F(CompactionTest, WritesSlowDownThenStopWhenLevel0PilesUp) {
   SlowTableReadEnv slow_env(env_.get());
   options_.env = &slow_env;
+  options_.level0_slowdown_writes_trigger = 8;
+  options_.level0_stop_writes_trigger = 12;
   options_.write_buffer_size = 64 << 10;
   options_.max_file_size = 64 << 10;
   options_.compression = Compression::kNone;

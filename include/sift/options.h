@@ -69,6 +69,16 @@ struct Options {
   // files for a read to probe, more write amplification. Default: 4.
   int level0_compaction_trigger = 4;
 
+  // Level-0 file counts at which writes are slowed (each write then yields
+  // a millisecond to compaction) and stopped until compaction catches up,
+  // bounding the files a read may probe. RocksDB's names and defaults: a
+  // miss pays one in-memory filter probe per level-0 file, so a deep level
+  // 0 is cheap for reads, while stalling writes early is not. Lower: fewer
+  // files per read, slower bursts of writes. Defaults: 20 and 36; need
+  // level0_compaction_trigger <= slowdown <= stop <= 1000.
+  int level0_slowdown_writes_trigger = 20;
+  int level0_stop_writes_trigger = 36;
+
   // Number of table files kept open (each open file keeps its filter and
   // index in memory). Default: 1000.
   int max_open_files = 1000;

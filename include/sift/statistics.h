@@ -36,11 +36,11 @@ enum Ticker : uint32_t {
   kBytesRead,                    // sift.bytes.read (table bytes read)
   kStallSlowdownWrites,          // sift.stall.l0.slowdown.count
   kStallStopWrites,              // sift.stall.l0.stop.count
-  kStallMicros,                  // sift.stall.micros
-  kFlushes,                      // sift.flush.count
-  kCompactions,                  // sift.compaction.count
-  kCompactionBytesRead,          // sift.compact.read.bytes
-  kCompactionBytesWritten,       // sift.compact.write.bytes
+  kStallMicros,             // sift.stall.micros: slowdowns, stops, flush waits
+  kFlushes,                 // sift.flush.count
+  kCompactions,             // sift.compaction.count
+  kCompactionBytesRead,     // sift.compact.read.bytes
+  kCompactionBytesWritten,  // sift.compact.write.bytes
   kNumTickers
 };
 
