@@ -145,6 +145,25 @@ TEST(BlockTest, BadRestartCountIsDataLoss) {
   EXPECT_EQ(it->status().code(), absl::StatusCode::kDataLoss);
 }
 
+// The 8-byte integer shortcut must order exactly as memcmp: bytes >= 0x80,
+// shared prefixes, lengths on both sides of 8, and equal keys.
+TEST(InternalKeyTest, UserKeyCompareMatchesBytewiseOrder) {
+  Random rnd(test::TestSeed(17));
+  auto sign = [](int v) { return (v > 0) - (v < 0); };
+  for (int i = 0; i < 200000; ++i) {
+    std::string a(rnd.Uniform(14), '\0'), b;
+    for (char& c : a) c = static_cast<char>(rnd.Uniform(4) * 0x55);
+    b = a.substr(0, rnd.Uniform(static_cast<uint32_t>(a.size()) + 1));
+    while (b.size() < a.size() + 2 && rnd.OneIn(2)) {
+      b.push_back(static_cast<char>(rnd.Uniform(4) * 0x55));
+    }
+    if (rnd.OneIn(3)) b = a;
+    ASSERT_EQ(sign(CompareUserKeys(a, b)), sign(a.compare(b)))
+        << "'" << a << "' vs '" << b << "'";
+    ASSERT_EQ(sign(CompareUserKeys(b, a)), sign(b.compare(a)));
+  }
+}
+
 TEST(InternalKeyTest, OrdersByUserKeyThenNewestFirst) {
   auto ik = [](std::string_view u, SequenceNumber s, ValueType t) {
     std::string k;
