@@ -20,6 +20,50 @@ size_t FindFile(const FileList& files, std::string_view ikey) {
   return static_cast<size_t>(it - files.begin());
 }
 
+namespace {
+
+// The first 8 bytes of key as a big-endian integer, zero-padded: prefixes
+// order as the keys do, except that equal prefixes say nothing.
+uint64_t KeyPrefix(std::string_view key) {
+  uint64_t p = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    p <<= 8;
+    if (i < key.size()) p |= static_cast<uint8_t>(key[i]);
+  }
+  return p;
+}
+
+}  // namespace
+
+void Version::BuildSearchIndex() {
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    largest_prefix[level].clear();
+    for (const auto& f : files[level]) {
+      largest_prefix[level].push_back(KeyPrefix(f->largest_user_key()));
+    }
+  }
+}
+
+size_t Version::FindFileFast(int level, std::string_view user_key,
+                             std::string_view ikey) const {
+  const FileList& fl = files[level];
+  const std::vector<uint64_t>& prefixes = largest_prefix[level];
+  if (prefixes.size() != fl.size()) return FindFile(fl, ikey);
+  // A smaller prefix means a smaller largest key, a larger one a larger
+  // key: only the files of equal prefix (all of them, when every key shares
+  // its first 8 bytes) need the full compare.
+  const uint64_t p = KeyPrefix(user_key);
+  const auto [lo, hi] = std::equal_range(prefixes.begin(), prefixes.end(), p);
+  const auto first = fl.begin() + (lo - prefixes.begin());
+  const auto last = fl.begin() + (hi - prefixes.begin());
+  const auto it = std::lower_bound(
+      first, last, ikey,
+      [](const std::shared_ptr<FileMetaData>& f, std::string_view k) {
+        return CompareInternalKeys(f->largest, k) < 0;
+      });
+  return static_cast<size_t>(it - fl.begin());
+}
+
 uint64_t Version::LevelBytes(int level) const {
   uint64_t sum = 0;
   for (const auto& f : files[level]) sum += f->file_size;
@@ -121,7 +165,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   for (int level = 1; level < config::kNumLevels; ++level) {
     const FileList& fl = files[level];
     if (fl.empty()) continue;
-    const size_t i = FindFile(fl, key.internal_key());
+    const size_t i = FindFileFast(level, user_key, key.internal_key());
     if (i < fl.size() && user_key >= fl[i]->smallest_user_key()) {
       add(fl[i].get(), level);
     }

@@ -92,6 +92,7 @@ uint64_t VersionSet::MaxBytesForLevel(int level) const {
 }
 
 void VersionSet::Finalize(Version* v) const {
+  v->BuildSearchIndex();
   int best_level = -1;
   double best_score = -1;
   for (int level = 0; level < config::kNumLevels - 1; ++level) {

@@ -68,10 +68,22 @@ class Version {
                                  std::string_view largest,
                                  uint64_t max_file_size) const;
 
+  // The first file at `level` >= 1 whose largest key is at or after ikey
+  // (whose user key is user_key): FindFile, but searching the contiguous
+  // 8-byte prefixes of the files' largest user keys first, so that a Get
+  // does not chase a pointer per step of the binary search.
+  size_t FindFileFast(int level, std::string_view user_key,
+                      std::string_view ikey) const;
+  // Fills largest_prefix from files; VersionSet::Finalize calls it.
+  void BuildSearchIndex();
+
   int NumFiles(int level) const {
     return static_cast<int>(files[level].size());
   }
   uint64_t LevelBytes(int level) const;
+
+  // Per level, KeyPrefix of each file's largest user key (in file order).
+  std::vector<uint64_t> largest_prefix[config::kNumLevels];
 
   // Set by VersionSet::Finalize: the level most in need of compaction and
   // its score (>= 1 means compaction is due).
