@@ -33,6 +33,20 @@ absl::Status CheckRange(const char* field, uint64_t value, uint64_t lo,
   return absl::OkStatus();
 }
 
+// An int option in [lo, hi]; lo_field names the option lo comes from, if
+// any, in the message.
+absl::Status CheckIntRange(const char* field, int value, const char* lo_field,
+                           int lo, int hi) {
+  if (value < lo || value > hi) {
+    const std::string low = lo_field == nullptr
+                                ? absl::StrCat(lo)
+                                : absl::StrCat(lo_field, " (", lo, ")");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Options::", field, " must be in [", low, ", ", hi, "], got ", value));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidateOptions(const Options& o) {
@@ -41,28 +55,15 @@ absl::Status ValidateOptions(const Options& o) {
                              size_t{1} << 10, size_t{4} << 30));
   RETURN_IF_ERROR(CheckRange("max_file_size", o.max_file_size, size_t{1} << 10,
                              size_t{4} << 30));
-  if (o.level0_compaction_trigger < 1 || o.level0_compaction_trigger > 100) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Options::level0_compaction_trigger must be in [1, 100], "
-                     "got ",
-                     o.level0_compaction_trigger));
-  }
-  if (o.level0_slowdown_writes_trigger < o.level0_compaction_trigger ||
-      o.level0_slowdown_writes_trigger > 1000) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Options::level0_slowdown_writes_trigger must be in "
-                     "[level0_compaction_trigger (",
-                     o.level0_compaction_trigger, "), 1000], got ",
-                     o.level0_slowdown_writes_trigger));
-  }
-  if (o.level0_stop_writes_trigger < o.level0_slowdown_writes_trigger ||
-      o.level0_stop_writes_trigger > 1000) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Options::level0_stop_writes_trigger must be in "
-                     "[level0_slowdown_writes_trigger (",
-                     o.level0_slowdown_writes_trigger, "), 1000], got ",
-                     o.level0_stop_writes_trigger));
-  }
+  RETURN_IF_ERROR(CheckIntRange("level0_compaction_trigger",
+                                o.level0_compaction_trigger, nullptr, 1, 100));
+  RETURN_IF_ERROR(CheckIntRange(
+      "level0_slowdown_writes_trigger", o.level0_slowdown_writes_trigger,
+      "level0_compaction_trigger", o.level0_compaction_trigger, 1000));
+  RETURN_IF_ERROR(CheckIntRange("level0_stop_writes_trigger",
+                                o.level0_stop_writes_trigger,
+                                "level0_slowdown_writes_trigger",
+                                o.level0_slowdown_writes_trigger, 1000));
   if (o.max_open_files < 10) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Options::max_open_files must be >= 10, got ", o.max_open_files));

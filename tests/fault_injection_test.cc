@@ -66,6 +66,20 @@ class FaultInjectionTest : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s;
   }
 
+  // After a fault: reads see every acknowledged write (the failed one may
+  // or may not be visible, but never half of it); then, reopened without
+  // the fault, the DB still holds every acknowledged write.
+  void VerifyThenReopen() {
+    ExpectedState live = model_;
+    absl::Status v = live.Verify(db_.get());
+    ASSERT_TRUE(v.ok()) << "before reopening: " << v;
+    db_.reset();
+    env_->ClearErrors();
+    ASSERT_NO_FATAL_FAILURE(MustOpen());
+    v = model_.Verify(db_.get());
+    ASSERT_TRUE(v.ok()) << "after reopening: " << v;
+  }
+
   absl::Status Open() {
     db_.reset();
     auto db = DB::Open(options_, "/db");
@@ -211,21 +225,11 @@ TEST_F(FaultInjectionTest, LiveWriteFaultsStopWritesAndLoseNothing) {
     }
     EXPECT_EQ(db_->Flush().code(), error.code());
     EXPECT_EQ(env_->injected_error_count(), injected) << "a write retried";
-    // Reads keep working and see every acknowledged write (the failed
-    // one may or may not be visible, but never half of it).
-    ExpectedState live = model_;
-    absl::Status v = live.Verify(db_.get());
-    ASSERT_TRUE(v.ok()) << "before reopening: " << v;
-    // Reopen without the fault: everything acknowledged is there.
-    db_.reset();
-    env_->ClearErrors();
-    ASSERT_NO_FATAL_FAILURE(MustOpen());
-    v = model_.Verify(db_.get());
-    ASSERT_TRUE(v.ok()) << v;
+    ASSERT_NO_FATAL_FAILURE(VerifyThenReopen());
     // And the DB takes writes again.
     ASSERT_NO_FATAL_FAILURE(WriteAcked(&rnd, 50));
     ASSERT_NO_FATAL_FAILURE(MustOpen());
-    v = model_.Verify(db_.get());
+    const absl::Status v = model_.Verify(db_.get());
     ASSERT_TRUE(v.ok()) << v;
   }
   std::printf("live faults injected: %d cases, %llu failed calls\n",
@@ -306,14 +310,7 @@ TEST_F(FaultInjectionTest, CompactionWriteFaultsStopWritesAndLoseNothing) {
           << "the fault hit a flush, not a compaction";
       ++fired;
       EXPECT_EQ(db_->Put(WriteOptions(), "x", "y").code(), s.code());
-      ExpectedState live = model_;
-      absl::Status v = live.Verify(db_.get());
-      ASSERT_TRUE(v.ok()) << "before reopening: " << v;
-      db_.reset();
-      env_->ClearErrors();
-      ASSERT_NO_FATAL_FAILURE(MustOpen());
-      v = model_.Verify(db_.get());
-      ASSERT_TRUE(v.ok()) << v;
+      ASSERT_NO_FATAL_FAILURE(VerifyThenReopen());
     }
   }
   EXPECT_EQ(fired, 6);
