@@ -1,6 +1,8 @@
 // The write path: a queue of writers; the one at the front commits a group
 // (one WAL record, one optional sync) for everyone queued behind it.
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
@@ -15,27 +17,51 @@ struct DBImpl::Writer {
   const bool sync;
   bool done = false;
   absl::Status status;
-  CondVar cv;
+  // Made only by a writer that has to wait behind others (all under mu_):
+  // a CondVar allocates, and a lone writer never waits.
+  std::optional<CondVar> cv;
+
+  void Signal() {
+    if (cv.has_value()) cv->Signal();
+  }
 };
+
+namespace {
+
+// Put and Delete build their one-entry batch in a per-thread batch whose
+// buffer survives between calls, so a write allocates nothing. Write is
+// done with the batch when it returns; a batch grown past 1 MiB (a huge
+// value) is let go rather than kept for the thread's lifetime.
+WriteBatch* ThreadBatch() {
+  thread_local WriteBatch batch;
+  if (batch.ApproximateSize() > (1 << 20)) batch = WriteBatch();
+  batch.Clear();
+  return &batch;
+}
+
+}  // namespace
 
 absl::Status DBImpl::Put(const WriteOptions& options, std::string_view key,
                          std::string_view value) {
-  WriteBatch batch;
-  batch.Put(key, value);
-  return Write(options, &batch);
+  WriteBatch* batch = ThreadBatch();
+  batch->Put(key, value);
+  return Write(options, batch);
 }
 
 absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
-  WriteBatch batch;
-  batch.Delete(key);
-  return Write(options, &batch);
+  WriteBatch* batch = ThreadBatch();
+  batch->Delete(key);
+  return Write(options, batch);
 }
 
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   Writer w(batch, options.sync);
   MutexLock l(&mu_);
   writers_.push_back(&w);
-  while (!w.done && &w != writers_.front()) w.cv.Wait(&mu_);
+  while (!w.done && &w != writers_.front()) {
+    if (!w.cv.has_value()) w.cv.emplace();
+    w.cv->Wait(&mu_);
+  }
   if (w.done) return w.status;
 
   absl::Status status = MakeRoomForWrite(batch == nullptr);
@@ -85,11 +111,11 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
     if (ready != &w) {
       ready->status = status;
       ready->done = true;
-      ready->cv.Signal();
+      ready->Signal();
     }
     if (ready == last_writer) break;
   }
-  if (!writers_.empty()) writers_.front()->cv.Signal();
+  if (!writers_.empty()) writers_.front()->Signal();
   return status;
 }
 

@@ -9,6 +9,11 @@ namespace sift {
 
 WriteBatch::WriteBatch() { Clear(); }
 
+WriteBatch::WriteBatch(size_t reserved_bytes) {
+  rep_.reserve(WriteBatchInternal::kHeaderSize + reserved_bytes);
+  Clear();
+}
+
 void WriteBatch::Clear() {
   rep_.clear();
   rep_.resize(WriteBatchInternal::kHeaderSize);

@@ -20,6 +20,9 @@ namespace sift {
 class WriteBatch {
  public:
   WriteBatch();
+  // Reserves room for about reserved_bytes of entries up front (as in
+  // RocksDB), so a batch of known size grows without reallocating.
+  explicit WriteBatch(size_t reserved_bytes);
   WriteBatch(const WriteBatch&) = default;
   WriteBatch& operator=(const WriteBatch&) = default;
   ~WriteBatch() = default;
