@@ -20,26 +20,11 @@ size_t FindFile(const FileList& files, std::string_view ikey) {
   return static_cast<size_t>(it - files.begin());
 }
 
-namespace {
-
-// The first 8 bytes of key as a big-endian integer, zero-padded: prefixes
-// order as the keys do, except that equal prefixes say nothing.
-uint64_t KeyPrefix(std::string_view key) {
-  uint64_t p = 0;
-  for (size_t i = 0; i < 8; ++i) {
-    p <<= 8;
-    if (i < key.size()) p |= static_cast<uint8_t>(key[i]);
-  }
-  return p;
-}
-
-}  // namespace
-
 void Version::BuildSearchIndex() {
   for (int level = 1; level < config::kNumLevels; ++level) {
     largest_prefix[level].clear();
     for (const auto& f : files[level]) {
-      largest_prefix[level].push_back(KeyPrefix(f->largest_user_key()));
+      largest_prefix[level].push_back(UserKeyPrefix(f->largest_user_key()));
     }
   }
 }
@@ -52,7 +37,7 @@ size_t Version::FindFileFast(int level, std::string_view user_key,
   // A smaller prefix means a smaller largest key, a larger one a larger
   // key: only the files of equal prefix (all of them, when every key shares
   // its first 8 bytes) need the full compare.
-  const uint64_t p = KeyPrefix(user_key);
+  const uint64_t p = UserKeyPrefix(user_key);
   const auto [lo, hi] = std::equal_range(prefixes.begin(), prefixes.end(), p);
   const auto first = fl.begin() + (lo - prefixes.begin());
   const auto last = fl.begin() + (hi - prefixes.begin());

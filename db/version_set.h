@@ -82,7 +82,7 @@ class Version {
   }
   uint64_t LevelBytes(int level) const;
 
-  // Per level, KeyPrefix of each file's largest user key (in file order).
+  // Per level, UserKeyPrefix of each file's largest user key (file order).
   std::vector<uint64_t> largest_prefix[config::kNumLevels];
 
   // Set by VersionSet::Finalize: the level most in need of compaction and

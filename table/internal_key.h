@@ -73,21 +73,30 @@ inline bool ParseInternalKey(std::string_view ikey, ParsedInternalKey* out) {
   return true;
 }
 
-// Bytewise order of user keys. The first 8 bytes, loaded big-endian,
-// decide most comparisons with one integer compare instead of a memcmp
-// call (they order exactly as memcmp orders them); ties fall through to
-// the full compare.
-inline int CompareUserKeys(std::string_view a, std::string_view b) {
-  if constexpr (std::endian::native == std::endian::little) {
-    if (a.size() >= 8 && b.size() >= 8) {
-      uint64_t x, y;
-      std::memcpy(&x, a.data(), 8);
-      std::memcpy(&y, b.data(), 8);
-      x = __builtin_bswap64(x);
-      y = __builtin_bswap64(y);
-      if (x != y) return x < y ? -1 : 1;
-    }
+// The first 8 bytes of a user key as a big-endian integer, zero-padded
+// when the key is shorter. Prefixes order as the keys do: a smaller prefix
+// means a smaller key, a larger one a larger key; equal prefixes decide
+// nothing.
+inline uint64_t UserKeyPrefix(std::string_view key) {
+  if (std::endian::native == std::endian::little && key.size() >= 8) {
+    uint64_t p;
+    std::memcpy(&p, key.data(), 8);
+    return __builtin_bswap64(p);
   }
+  uint64_t p = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    p = (p << 8) | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);
+  }
+  return p;
+}
+
+// Bytewise order of user keys. The prefixes decide most comparisons with
+// one integer compare instead of a memcmp call; ties fall through to the
+// full compare.
+inline int CompareUserKeys(std::string_view a, std::string_view b) {
+  const uint64_t x = UserKeyPrefix(a);
+  const uint64_t y = UserKeyPrefix(b);
+  if (x != y) return x < y ? -1 : 1;
   return a.compare(b);
 }
 
