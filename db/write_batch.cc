@@ -96,6 +96,13 @@ absl::Status WriteBatchInternal::SetContents(WriteBatch* b,
 
 namespace {
 
+// Decodes entries and keeps nothing.
+class NullHandler final : public WriteBatch::Handler {
+ public:
+  void Put(std::string_view, std::string_view) override {}
+  void Delete(std::string_view) override {}
+};
+
 class MemTableInserter final : public WriteBatch::Handler {
  public:
   MemTableInserter(SequenceNumber seq, MemTable* mem)
@@ -113,6 +120,11 @@ class MemTableInserter final : public WriteBatch::Handler {
 };
 
 }  // namespace
+
+absl::Status WriteBatchInternal::Verify(const WriteBatch* b) {
+  NullHandler handler;
+  return b->Iterate(&handler);
+}
 
 absl::Status WriteBatchInternal::InsertInto(const WriteBatch* b,
                                             MemTable* mem) {

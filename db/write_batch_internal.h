@@ -31,6 +31,10 @@ class WriteBatchInternal {
   // too short for the header; the entries are checked by Iterate.
   static absl::Status SetContents(WriteBatch* b, std::string_view contents);
 
+  // OK if every entry decodes and their number matches the header; the
+  // DataLoss of Iterate otherwise. Applies nothing.
+  static absl::Status Verify(const WriteBatch* b);
+
   // Applies the batch to mem with sequences Sequence(b), +1, ...
   static absl::Status InsertInto(const WriteBatch* b, MemTable* mem);
 

@@ -26,17 +26,10 @@
 namespace sift {
 namespace {
 
-class NullHandler final : public WriteBatch::Handler {
- public:
-  void Put(std::string_view, std::string_view) override {}
-  void Delete(std::string_view) override {}
-};
-
 void DecodePayload(std::string_view record) {
   WriteBatch batch;
   if (WriteBatchInternal::SetContents(&batch, record).ok()) {
-    NullHandler h;
-    (void)batch.Iterate(&h);
+    (void)WriteBatchInternal::Verify(&batch);
   }
   VersionEdit edit;
   (void)edit.DecodeFrom(record);
