@@ -2,6 +2,8 @@
 // and manual compactions, and deletes files no Version needs.
 
 #include <algorithm>
+#include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "db/builder.h"
@@ -102,7 +104,7 @@ absl::Status DBImpl::FlushImmutable() {
   return absl::OkStatus();
 }
 
-absl::Status DBImpl::DoCompaction(Compaction* c) {
+absl::Status DBImpl::InstallCompaction(Compaction* c) {
   if (c->IsTrivialMove(options_)) {
     const auto& f = c->inputs(0)[0];
     c->edit()->RemoveFile(c->level(), f->number);
@@ -142,14 +144,12 @@ absl::Status DBImpl::DoCompaction(Compaction* c) {
   RETURN_IF_ERROR(versions_->LogAndApply(c->edit(), &mu_));
   InstallReadView();
   // No DeleteObsoleteFiles here: c still holds its input Version, which
-  // names every input file. The caller cleans up once c is gone.
+  // names every input file. DoCompaction cleans up once c is gone.
   return absl::OkStatus();
 }
 
-absl::Status DBImpl::BackgroundCompaction() {
-  std::unique_ptr<Compaction> c = versions_->PickCompaction();
-  if (c == nullptr) return absl::OkStatus();
-  absl::Status s = DoCompaction(c.get());
+absl::Status DBImpl::DoCompaction(std::unique_ptr<Compaction> c) {
+  const absl::Status s = InstallCompaction(c.get());
   c.reset();  // drops the input Version: its files may now be obsolete
   // A failed install may still have reached the MANIFEST, naming outputs
   // that are no longer pending: record the error first, so that nothing
@@ -157,6 +157,12 @@ absl::Status DBImpl::BackgroundCompaction() {
   RecordBackgroundError(s);
   DeleteObsoleteFiles();
   return s;
+}
+
+absl::Status DBImpl::BackgroundCompaction() {
+  std::unique_ptr<Compaction> c = versions_->PickCompaction();
+  if (c == nullptr) return absl::OkStatus();
+  return DoCompaction(std::move(c));
 }
 
 bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
@@ -202,10 +208,7 @@ absl::Status DBImpl::ManualCompactionStep() {
     m->done = true;
     return absl::OkStatus();
   }
-  absl::Status s = DoCompaction(c.get());
-  c.reset();  // as in BackgroundCompaction
-  RecordBackgroundError(s);
-  DeleteObsoleteFiles();
+  const absl::Status s = DoCompaction(std::move(c));
   if (!s.ok()) {
     m->status = s;
     m->done = true;

@@ -101,7 +101,12 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status BackgroundCompaction() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status ManualCompactionStep() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status DoCompaction(Compaction* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs c (or moves its file), installs the result, then, c gone,
+  // records any error and deletes the files no Version needs.
+  absl::Status DoCompaction(std::unique_ptr<Compaction> c)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status InstallCompaction(Compaction* c)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RunManual(int level, bool rewrite,
                          std::optional<std::string_view> begin,
                          std::optional<std::string_view> end);
