@@ -24,6 +24,29 @@ struct DBImpl::ManualCompaction {
   absl::Status status;
 };
 
+namespace {
+
+// The user keys c's inputs span, and where its outputs go.
+CompactionRange RangeOf(const Compaction& c) {
+  CompactionRange r;
+  r.output_level = c.output_level();
+  bool first = true;
+  for (int which = 0; which < 2; ++which) {
+    for (const auto& f : c.inputs(which)) {
+      if (first || f->smallest_user_key() < r.smallest) {
+        r.smallest = std::string(f->smallest_user_key());
+      }
+      if (first || f->largest_user_key() > r.largest) {
+        r.largest = std::string(f->largest_user_key());
+      }
+      first = false;
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
 void DBImpl::RecordBackgroundError(const absl::Status& s) {
   if (bg_error_.ok() && !s.ok()) {
     bg_error_ = s;
@@ -78,6 +101,13 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
       level = base->PickLevelForMemTableOutput(meta->smallest_user_key(),
                                                meta->largest_user_key(),
                                                options_.max_file_size);
+    }
+    const std::optional<CompactionRange>& running = running_compaction_;
+    if (running.has_value() && level >= running->output_level &&
+        meta->smallest_user_key() <= running->largest &&
+        meta->largest_user_key() >= running->smallest) {
+      // Above the compaction's output: newer data stays above older.
+      level = std::max(0, running->output_level - 1);
     }
     edit->AddFile(level, std::move(meta));
     stats_.Add(-1, kFlushes);
@@ -134,9 +164,11 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
       numbers.push_back(n);
       return n;
     };
+    running_compaction_ = RangeOf(*c);
     mu_.Unlock();
     absl::Status s = RunCompaction(c, ctx);
     mu_.Lock();
+    running_compaction_.reset();
     for (uint64_t n : numbers) pending_outputs_.erase(n);
     if (s.ok() && shutting_down_) s = absl::CancelledError("DB closed");
     if (!s.ok()) return s;
@@ -232,7 +264,12 @@ absl::Status DBImpl::RunManual(int level, bool rewrite,
   RETURN_IF_ERROR(bg_error_);
   manual_ = &m;
   bg_cv_.SignalAll();
-  while (!m.done && bg_error_.ok() && !shutting_down_) bg_cv_.Wait(&mu_);
+  // m lives in this frame: do not return while the background thread may
+  // be inside ManualCompactionStep (bg_running_), even once an error or
+  // shutdown means it will not finish m. It writes m when its step ends.
+  while (!m.done && (bg_running_ || (bg_error_.ok() && !shutting_down_))) {
+    bg_cv_.Wait(&mu_);
+  }
   manual_ = nullptr;
   bg_cv_.SignalAll();
   if (!m.status.ok()) return m.status;
