@@ -225,6 +225,12 @@ absl::Status DestroyDB(const std::string& path, const Options& options) {
     return absl::IsNotFound(children.status()) ? absl::OkStatus()
                                                : children.status();
   }
+  // No CURRENT, no database (db/FORMAT.md): its files, whatever their
+  // names, are not ours to remove. Not even a LOCK file is made there.
+  if (std::find(children->begin(), children->end(), "CURRENT") ==
+      children->end()) {
+    return absl::OkStatus();
+  }
   // Hold the lock while removing, so an open DB is not destroyed under us.
   ASSIGN_OR_RETURN(std::unique_ptr<FileLock> lock,
                    env->LockFile(LockFileName(path)));
@@ -237,8 +243,10 @@ absl::Status DestroyDB(const std::string& path, const Options& options) {
       if (result.ok() && !s.ok()) result = s;
     }
   }
-  lock.reset();
+  // LOCK goes while it is still held: released first, another process
+  // could lock it and open a DB here whose LOCK we would then remove.
   env->RemoveFile(LockFileName(path)).IgnoreError();
+  lock.reset();
   env->RemoveDir(path).IgnoreError();  // fails if the user left files there
   return result;
 }

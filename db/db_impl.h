@@ -87,6 +87,8 @@ class DBImpl final : public DB {
 
   // ---- recovery.cc
   absl::Status Recover(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CreateNewDatabase() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status NoDatabaseError() const;
   absl::Status RecoverLogFile(uint64_t number, VersionEdit* edit,
                               SequenceNumber* max_sequence)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -111,8 +111,12 @@ class DB {
   virtual Statistics GetStatistics() = 0;
 };
 
-// Removes the database at path (every file siftdb owns, then the directory
-// if it is empty). OK if it does not exist. FailedPrecondition if open.
+// Removes the database at path: every file named exactly as siftdb names
+// its files (db/FORMAT.md), then the directory if that leaves it empty.
+// A database exists once its CURRENT file does: for a path that does not
+// exist, or a directory without CURRENT, DestroyDB returns OK and removes
+// nothing (such a directory's files may belong to someone else).
+// FailedPrecondition if the database is open.
 absl::Status DestroyDB(const std::string& path, const Options& options);
 
 }  // namespace sift

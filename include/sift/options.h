@@ -38,7 +38,9 @@ enum class Compression : uint8_t {
 struct Options {
   // ---- Opening ----------------------------------------------------------
 
-  // Create the database if it is missing. Default: false.
+  // Create the database if it is missing. When false and there is none
+  // (no CURRENT file), Open fails with FailedPrecondition and creates
+  // nothing: no directory, no LOCK file. Default: false.
   bool create_if_missing = false;
 
   // Fail Open with FailedPrecondition if the database already exists.

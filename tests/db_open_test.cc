@@ -1,0 +1,184 @@
+// What makes a database exist: a first Open that fails at any step leaves
+// a path a later Open can use; Open without create_if_missing makes
+// nothing; DestroyDB removes only a database, and only its own files.
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "sift/db.h"
+#include "sift/env.h"
+#include "util/fault_env.h"
+
+namespace sift {
+namespace {
+
+constexpr char kPath[] = "/db";
+
+std::vector<std::string> Children(Env* env, const std::string& dir) {
+  auto c = env->GetChildren(dir);
+  if (!c.ok()) return {};
+  std::sort(c->begin(), c->end());
+  return *c;
+}
+
+// Opens kPath, writes a key, reopens and reads it back.
+void ExpectUsable(const Options& options) {
+  {
+    auto db = DB::Open(options, kPath);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE((*db)->Put(WriteOptions(), "k", "v").ok());
+  }
+  auto db = DB::Open(options, kPath);
+  ASSERT_TRUE(db.ok()) << db.status();
+  std::string v;
+  ASSERT_TRUE((*db)->Get(ReadOptions(), "k", &v).ok());
+  EXPECT_EQ(v, "v");
+}
+
+struct FirstOpenFault {
+  FaultOp op;
+  const char* file;
+};
+
+// Each file operation of the first Open fails in turn (the n-th matching
+// call), with and without a machine crash right after; a clean Open of the
+// same path must then create the database.
+TEST(DBOpenTest, FailedFirstOpenLeavesAUsablePath) {
+  const FirstOpenFault faults[] = {
+      {FaultOp::kNewFile, ""},  {FaultOp::kAppend, ""},
+      {FaultOp::kSync, ""},     {FaultOp::kRename, ""},
+      {FaultOp::kSyncDir, ""},  {FaultOp::kNewFile, ".log"},
+      {FaultOp::kSync, ".log"},
+  };
+  for (const FirstOpenFault& f : faults) {
+    bool failed = true;
+    for (int skip = 0; failed; ++skip) {
+      failed = false;
+      for (bool crash : {false, true}) {
+        SCOPED_TRACE(absl::StrCat(FaultOpName(f.op), " '", f.file, "' after ",
+                                  skip, crash ? ", then a crash" : ""));
+        auto mem = NewMemEnv();
+        FaultInjectionEnv env(mem.get());
+        Options options;
+        options.env = &env;
+        options.create_if_missing = true;
+        env.InjectError(f.op, f.file, FaultInjectionEnv::IOError(), skip);
+        // Until the fault comes after the first Open, it fails it.
+        if (!DB::Open(options, kPath).ok()) failed = true;
+        env.ClearErrors();
+        if (crash) {
+          ASSERT_TRUE(env.SimulateCrash().ok());
+        }
+        ASSERT_NO_FATAL_FAILURE(ExpectUsable(options));
+      }
+      ASSERT_LT(skip, 20) << "every Open failed";
+    }
+  }
+}
+
+// A path that an older build's failed first Open left with an empty log
+// and no CURRENT holds nothing acknowledged: Open creates the DB there.
+TEST(DBOpenTest, EmptyLeftoversWithoutCurrentAreCleared) {
+  auto env = NewMemEnv();
+  ASSERT_TRUE(env->CreateDir(kPath).ok());
+  for (const char* name : {"000002.log", "MANIFEST-000001", "000001.dbtmp"}) {
+    ASSERT_TRUE(
+        WriteStringToFile(env.get(), "", absl::StrCat(kPath, "/", name), false)
+            .ok());
+  }
+  Options options;
+  options.env = env.get();
+  options.create_if_missing = true;
+  ASSERT_NO_FATAL_FAILURE(ExpectUsable(options));
+}
+
+// With data (a table or a non-empty log) and no CURRENT, the path is a
+// damaged database: Open refuses to start over on top of it.
+TEST(DBOpenTest, DataWithoutCurrentIsRefused) {
+  for (const char* name : {"000005.log", "000007.sst"}) {
+    SCOPED_TRACE(name);
+    auto env = NewMemEnv();
+    ASSERT_TRUE(env->CreateDir(kPath).ok());
+    const std::string path = absl::StrCat(kPath, "/", name);
+    ASSERT_TRUE(WriteStringToFile(env.get(), "data", path, false).ok());
+    Options options;
+    options.env = env.get();
+    options.create_if_missing = true;
+    auto db = DB::Open(options, kPath);
+    EXPECT_EQ(db.status().code(), absl::StatusCode::kDataLoss) << db.status();
+    EXPECT_TRUE(env->FileExists(path));
+  }
+}
+
+TEST(DBOpenTest, OpenWithoutCreateIfMissingMakesNothing) {
+  auto env = NewMemEnv();
+  Options options;
+  options.env = env.get();
+  options.create_if_missing = false;
+  auto db = DB::Open(options, kPath);
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::IsNotFound(env->GetChildren(kPath).status()))
+      << "Open created the directory";
+  // An existing empty directory gets no LOCK file either.
+  ASSERT_TRUE(env->CreateDir(kPath).ok());
+  db = DB::Open(options, kPath);
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(Children(env.get(), kPath).empty());
+}
+
+// A directory without CURRENT is not a database: DestroyDB leaves every
+// file in it, even those named like a database's.
+TEST(DBOpenTest, DestroyDBLeavesADirectoryThatIsNotADatabase) {
+  auto env = NewMemEnv();
+  ASSERT_TRUE(env->CreateDir(kPath).ok());
+  const std::vector<std::string> names = {
+      "000007.log", "000042.sst",      "1.log",     "42.sst",
+      "LOCK",       "MANIFEST-000001", "MANIFEST-3"};
+  for (const std::string& name : names) {
+    ASSERT_TRUE(WriteStringToFile(env.get(), "user data",
+                                  absl::StrCat(kPath, "/", name), false)
+                    .ok());
+  }
+  Options options;
+  options.env = env.get();
+  EXPECT_TRUE(DestroyDB(kPath, options).ok());
+  EXPECT_EQ(Children(env.get(), kPath), names);
+}
+
+// In a database, DestroyDB removes the database's files and nothing whose
+// name only looks like one.
+TEST(DBOpenTest, DestroyDBRemovesOnlyExactDatabaseNames) {
+  auto env = NewMemEnv();
+  Options options;
+  options.env = env.get();
+  options.create_if_missing = true;
+  {
+    auto db = DB::Open(options, kPath);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE((*db)->Put(WriteOptions(), "k", "v").ok());
+    ASSERT_TRUE((*db)->Flush().ok());
+  }
+  const std::vector<std::string> foreign = {"0000007.log", "1.log", "42.sst",
+                                            "MANIFEST-3", "notes.txt"};
+  for (const std::string& name : foreign) {
+    ASSERT_TRUE(WriteStringToFile(env.get(), "user data",
+                                  absl::StrCat(kPath, "/", name), false)
+                    .ok());
+  }
+  // Open must not take them for its own either (replay "1.log", delete
+  // "42.sst" as obsolete).
+  {
+    auto db = DB::Open(options, kPath);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE((*db)->CompactRange(std::nullopt, std::nullopt).ok());
+  }
+  EXPECT_TRUE(DestroyDB(kPath, options).ok());
+  EXPECT_EQ(Children(env.get(), kPath), foreign);
+}
+
+}  // namespace
+}  // namespace sift
