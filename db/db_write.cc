@@ -55,6 +55,8 @@ absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 }
 
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  // A batch that refused an entry (too large) is refused whole.
+  if (batch != nullptr) RETURN_IF_ERROR(batch->status());
   Writer w(batch, options.sync);
   MutexLock l(&mu_);
   writers_.push_back(&w);

@@ -60,12 +60,16 @@ class DB {
   // Unsynced writes are already with the OS (see WriteOptions::sync).
   virtual ~DB();
 
+  // Keys are at most kMaxKeySize bytes, values at most kMaxValueSize
+  // (sift/options.h): a larger one gets InvalidArgument, and nothing is
+  // written.
   virtual absl::Status Put(const WriteOptions& options, std::string_view key,
                            std::string_view value) = 0;
   // Removes key; deleting a missing key is not an error.
   virtual absl::Status Delete(const WriteOptions& options,
                               std::string_view key) = 0;
-  // Applies the batch atomically.
+  // Applies the batch atomically. A batch whose status() is not OK (it
+  // refused an entry as too large) is refused with that error, whole.
   virtual absl::Status Write(const WriteOptions& options,
                              WriteBatch* batch) = 0;
 

@@ -35,6 +35,17 @@ enum class Compression : uint8_t {
   kSnappy = 1,
 };
 
+// The largest user key and value siftdb stores, in bytes: 8 MiB and
+// 256 MiB. DB::Put, DB::Delete, WriteBatch and SstFileWriter refuse a
+// larger one with InvalidArgument before a byte of it is written (DB::Write
+// refuses the whole batch). The limits keep every entry, with a full
+// block_size of neighbours, inside the largest block a table can hold and
+// read back (1 GiB, table/FORMAT.md), and every length within the 32 bits
+// the WAL and blocks give it. Values larger than this belong in files of
+// their own, with their names stored here.
+inline constexpr size_t kMaxKeySize = size_t{8} << 20;
+inline constexpr size_t kMaxValueSize = size_t{256} << 20;
+
 struct Options {
   // ---- Opening ----------------------------------------------------------
 
@@ -88,7 +99,8 @@ struct Options {
   // ---- Table layout -----------------------------------------------------
 
   // Uncompressed bytes of user data per data block. Larger: smaller index,
-  // better compression, more bytes read per point lookup. Default: 4096.
+  // better compression, more bytes read per point lookup. At most 256 MiB
+  // (see kMaxValueSize). Default: 4096.
   size_t block_size = 4096;
 
   // Keys between restart points of prefix compression. Larger: smaller
