@@ -313,36 +313,49 @@ absl::Status DBImpl::WaitForCompaction() {
 
 void DBImpl::DeleteObsoleteFiles() {
   if (!bg_error_.ok()) return;  // the state on disk may be in doubt: keep all
+  // Decide what is live under the mutex; list the directory and unlink
+  // without it, so writes, snapshots and properties never wait on the file
+  // system (an unlink can take milliseconds on slow or network storage).
+  // A file made meanwhile has a number at or above `next` and is kept: no
+  // file being written is removed.
   std::set<uint64_t> live = pending_outputs_;
   versions_->AddLiveFiles(&live);
+  const uint64_t next = versions_->next_file_number();
+  const uint64_t log_number = versions_->log_number();
+  const uint64_t current_log = logfile_number_;
+  const uint64_t durable_manifest = versions_->durable_manifest_number();
+  const uint64_t manifest = versions_->manifest_file_number();
+  mu_.Unlock();
   auto children = env_->GetChildren(dbname_);
-  if (!children.ok()) return;
+  if (!children.ok()) children.emplace();  // nothing to delete this time
   for (const std::string& name : *children) {
     uint64_t number;
     FileType type;
     if (!ParseFileName(name, &number, &type)) continue;
-    bool keep = true;
+    bool keep = number >= next;
     switch (type) {
       case FileType::kLog:
-        keep = number >= versions_->log_number() || number == logfile_number_;
+        keep = keep || number >= log_number || number == current_log;
         break;
       case FileType::kManifest:
-        keep = number >= versions_->durable_manifest_number();
+        keep = keep || number >= durable_manifest;
         break;
       case FileType::kTable:
-        keep = live.count(number) > 0;
+        keep = keep || live.count(number) > 0;
         break;
       case FileType::kTemp:
-        keep = number >= versions_->manifest_file_number();
+        keep = keep || number >= manifest;
         break;
       case FileType::kCurrent:
       case FileType::kLock:
+        keep = true;
         break;
     }
     if (keep) continue;
     if (type == FileType::kTable) table_cache_->Evict(number);
     env_->RemoveFile(dbname_ + "/" + name).IgnoreError();
   }
+  mu_.Lock();
 }
 
 }  // namespace sift

@@ -150,21 +150,32 @@ WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
 
 absl::Status DBImpl::NewLogFile() {
   const uint64_t number = versions_->NewFileNumber();
-  auto file = env_->NewWritableFile(LogFileName(dbname_, number));
+  WritableFile* const old = logfile_.get();
+  absl::StatusOr<std::unique_ptr<WritableFile>> file;
+  absl::Status s;
+  {
+    // The file-system work runs without the mutex, so a memtable switch
+    // does not stall snapshots, properties or the background thread for
+    // a directory sync and an fdatasync. Only the front writer (or Open)
+    // gets here, and the log is the front writer's alone.
+    mu_.Unlock();
+    file = env_->NewWritableFile(LogFileName(dbname_, number));
+    // The new log's directory entry must be durable before a synced write
+    // in it is acknowledged, or a machine crash takes the whole file.
+    if (file.ok()) s = env_->SyncDir(dbname_);
+    if (file.ok() && s.ok() && old != nullptr) {
+      // Sync the old log before writes go to the new one: otherwise a
+      // machine crash could keep a later synced write and lose earlier
+      // unsynced ones, a hole in the history. One sync per memtable.
+      s = old->Sync();
+      if (s.ok()) s = old->Close();
+    }
+    mu_.Lock();
+  }
   if (!file.ok()) {
     versions_->ReuseFileNumber(number);
     RecordBackgroundError(file.status());
     return file.status();
-  }
-  // The new log's directory entry must be durable before a synced write
-  // in it is acknowledged, or a machine crash takes the whole file.
-  absl::Status s = env_->SyncDir(dbname_);
-  if (s.ok() && logfile_ != nullptr) {
-    // Sync the old log before writes go to the new one: otherwise a
-    // machine crash could keep a later synced write and lose earlier
-    // unsynced ones, a hole in the history. One sync per memtable.
-    s = logfile_->Sync();
-    if (s.ok()) s = logfile_->Close();
   }
   if (!s.ok()) {
     // The old log may lack acknowledged writes' bytes, or the new one may

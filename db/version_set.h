@@ -121,6 +121,9 @@ class VersionSet {
   std::shared_ptr<const Version> current() const { return current_; }
 
   uint64_t NewFileNumber() { return next_file_number_++; }
+  // The number NewFileNumber would give next; every file made later has a
+  // number at least this.
+  uint64_t next_file_number() const { return next_file_number_; }
   // Gives back a number from NewFileNumber that was not used.
   void ReuseFileNumber(uint64_t n) {
     if (next_file_number_ == n + 1) next_file_number_ = n;

@@ -194,5 +194,63 @@ TEST_F(ReliabilityTest, FlushDuringCompactRangeAvoidsItsOutputRange) {
   }
 }
 
+// Runs probe on another thread while a file operation is held at the
+// gate; true if it completed before the gate opened. The limit only turns
+// a hang (the probe waiting for the held operation) into a failure.
+bool CompletesWhileHeld(GateEnv* gate, const std::function<void()>& probe) {
+  std::promise<void> done;
+  std::future<void> finished = done.get_future();
+  std::thread t([&] {
+    probe();
+    done.set_value();
+  });
+  const bool completed =
+      finished.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  gate->Open();
+  t.join();
+  return completed;
+}
+
+// Deleting obsolete files (here the WAL a flush retired) runs without the
+// DB mutex: writes, snapshots and properties go on while an unlink hangs.
+TEST_F(ReliabilityTest, FileDeletionDoesNotHoldUpTheDB) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_NO_FATAL_FAILURE(Put("a", "v"));
+  gate_->Arm(GateEnv::Op::kRemoveFile, ".log");
+  std::thread flush([&] { EXPECT_TRUE(db_->Flush().ok()); });
+  ASSERT_TRUE(gate_->WaitUntilHeld());
+  const bool completed = CompletesWhileHeld(gate_.get(), [&] {
+    EXPECT_TRUE(db_->Put(WriteOptions(), "b", "v").ok());
+    db_->ReleaseSnapshot(db_->GetSnapshot());
+    EXPECT_TRUE(db_->GetProperty("sift.stats").has_value());
+  });
+  flush.join();
+  EXPECT_TRUE(completed) << "blocked behind the deletion of "
+                         << gate_->held_path();
+  EXPECT_EQ(Get("a"), "v");
+  EXPECT_EQ(Get("b"), "v");
+}
+
+// A memtable switch syncs the directory and the old WAL without the DB
+// mutex: snapshots and properties go on while the sync hangs.
+TEST_F(ReliabilityTest, MemtableSwitchSyncsDoNotHoldUpTheDB) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_NO_FATAL_FAILURE(Put("a", "v"));
+  gate_->Arm(GateEnv::Op::kSyncDir, "/db");
+  std::thread flush([&] { EXPECT_TRUE(db_->Flush().ok()); });
+  ASSERT_TRUE(gate_->WaitUntilHeld());
+  const bool completed = CompletesWhileHeld(gate_.get(), [&] {
+    db_->ReleaseSnapshot(db_->GetSnapshot());
+    EXPECT_TRUE(db_->GetProperty("sift.stats").has_value());
+    EXPECT_EQ(Get("a"), "v");
+  });
+  flush.join();
+  EXPECT_TRUE(completed) << "blocked behind a directory sync";
+  ASSERT_NO_FATAL_FAILURE(Put("b", "v"));
+  ASSERT_NO_FATAL_FAILURE(Open());
+  EXPECT_EQ(Get("a"), "v");
+  EXPECT_EQ(Get("b"), "v");
+}
+
 }  // namespace
 }  // namespace sift
