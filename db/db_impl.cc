@@ -55,6 +55,8 @@ absl::Status ValidateOptions(const Options& o) {
                              size_t{1} << 10, size_t{4} << 30));
   RETURN_IF_ERROR(CheckRange("max_file_size", o.max_file_size, size_t{1} << 10,
                              size_t{4} << 30));
+  RETURN_IF_ERROR(CheckRange("max_manifest_file_size", o.max_manifest_file_size,
+                             uint64_t{1} << 10, UINT64_MAX));
   RETURN_IF_ERROR(CheckIntRange("level0_compaction_trigger",
                                 o.level0_compaction_trigger, nullptr, 1, 100));
   RETURN_IF_ERROR(CheckIntRange(

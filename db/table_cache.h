@@ -56,11 +56,13 @@ class TableCache {
   Env* const env_;
   const int pin_budget_;
   BlockCache* const block_cache_;
-  LruCache<Table> lru_;
+  // Declared before lru_, so they outlive it: destroying lru_ drops its
+  // tables, whose deleters decrement them.
   std::atomic<int> pinned_{0};
   std::atomic<int> open_tables_{0};
   std::atomic<size_t> filter_bytes_{0};
   std::atomic<size_t> index_bytes_{0};
+  LruCache<Table> lru_;
 };
 
 }  // namespace sift

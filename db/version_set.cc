@@ -154,6 +154,15 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
 
   std::string record;
   edit->EncodeTo(&record);
+  if (manifest_log_ != nullptr &&
+      manifest_log_->size() >= options_.max_manifest_file_size) {
+    // Roll over to a new MANIFEST that starts with a snapshot: recovery
+    // then reads about the size of the state, not the session's history.
+    // The old one is deleted once CURRENT names the new one.
+    manifest_log_.reset();
+    manifest_file_.reset();
+    manifest_file_number_ = NewFileNumber();
+  }
   const bool new_manifest = manifest_log_ == nullptr;
   const std::string manifest = ManifestFileName(dbname_, manifest_file_number_);
   absl::Status s;

@@ -180,5 +180,44 @@ TEST(DBOpenTest, DestroyDBRemovesOnlyExactDatabaseNames) {
   EXPECT_EQ(Children(env.get(), kPath), foreign);
 }
 
+// The MANIFEST rolls over to a new one, starting with a snapshot, once it
+// passes max_manifest_file_size, within a session and not only at Open.
+TEST(DBOpenTest, ManifestRollsOverWithinASession) {
+  auto env = NewMemEnv();
+  Options options;
+  options.env = env.get();
+  options.create_if_missing = true;
+  options.max_manifest_file_size = 1 << 10;
+  auto db = DB::Open(options, kPath);
+  ASSERT_TRUE(db.ok()) << db.status();
+  auto manifests = [&] {
+    std::vector<std::string> m;
+    for (const std::string& name : Children(env.get(), kPath)) {
+      if (name.rfind("MANIFEST-", 0) == 0) m.push_back(name);
+    }
+    return m;
+  };
+  const std::vector<std::string> first = manifests();
+  ASSERT_EQ(first.size(), 1u);
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE((*db)->Put(WriteOptions(), absl::StrCat("k", i), "v").ok());
+    ASSERT_TRUE((*db)->Flush().ok());
+  }
+  const std::vector<std::string> now = manifests();
+  ASSERT_EQ(now.size(), 1u) << "the old MANIFEST was not deleted";
+  EXPECT_NE(now[0], first[0]);
+  auto size = env->GetFileSize(absl::StrCat(kPath, "/", now[0]));
+  ASSERT_TRUE(size.ok());
+  // A snapshot of about 40 small files plus at most 1 KiB of edits.
+  EXPECT_LT(*size, 8u << 10);
+  db->reset();
+  db = DB::Open(options, kPath);
+  ASSERT_TRUE(db.ok()) << db.status();
+  for (int i = 0; i < 40; ++i) {
+    std::string v;
+    EXPECT_TRUE((*db)->Get(ReadOptions(), absl::StrCat("k", i), &v).ok()) << i;
+  }
+}
+
 }  // namespace
 }  // namespace sift

@@ -92,6 +92,14 @@ struct Options {
   int level0_slowdown_writes_trigger = 20;
   int level0_stop_writes_trigger = 36;
 
+  // When the MANIFEST (the log of which files make up the database) grows
+  // past this many bytes, the next change starts a new one holding a
+  // snapshot of the current state, and the old one is deleted. Smaller:
+  // faster Open and less disk, more frequent snapshot writes (each as
+  // large as the list of files). RocksDB's name. At least 1 KiB.
+  // Default: 64 MiB.
+  uint64_t max_manifest_file_size = uint64_t{64} << 20;
+
   // Number of table files kept open (each open file keeps its filter and
   // index in memory). Default: 1000.
   int max_open_files = 1000;
