@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/gate_env.h"
 #include "util/fault_env.h"
 
 namespace sift {
@@ -178,6 +180,28 @@ TEST(DBOpenTest, DestroyDBRemovesOnlyExactDatabaseNames) {
   }
   EXPECT_TRUE(DestroyDB(kPath, options).ok());
   EXPECT_EQ(Children(env.get(), kPath), foreign);
+}
+
+// DestroyDB removes LOCK while it still holds it: otherwise another opener
+// could take the lock in between and lose its LOCK file to the removal.
+TEST(DBOpenTest, DestroyDBRemovesLockWhileHoldingIt) {
+  auto mem = NewMemEnv();
+  test::GateEnv env(mem.get());
+  Options options;
+  options.env = &env;
+  options.create_if_missing = true;
+  ASSERT_TRUE(DB::Open(options, kPath).ok());
+  env.Arm(test::GateEnv::Op::kRemoveFile, "/LOCK");
+  absl::Status destroyed;
+  std::thread destroy([&] { destroyed = DestroyDB(kPath, options); });
+  ASSERT_TRUE(env.WaitUntilHeld());
+  auto lock = mem->LockFile(absl::StrCat(kPath, "/LOCK"));
+  EXPECT_EQ(lock.status().code(), absl::StatusCode::kFailedPrecondition)
+      << "the lock was free while DestroyDB removed LOCK";
+  lock = absl::UnknownError("unused");  // releases a lock taken wrongly
+  env.Open();
+  destroy.join();
+  EXPECT_TRUE(destroyed.ok()) << destroyed;
 }
 
 // The MANIFEST rolls over to a new one, starting with a snapshot, once it
