@@ -8,18 +8,20 @@
 namespace sift {
 
 TableCache::TableCache(std::string dbname, Env* env, int max_open_files,
-                       BlockCache* block_cache)
+                       BlockCache* block_cache, bool allow_mmap_reads)
     : dbname_(std::move(dbname)),
       env_(env),
       pin_budget_(max_open_files / 2),
       block_cache_(block_cache),
+      allow_mmap_reads_(allow_mmap_reads),
       lru_(static_cast<size_t>(max_open_files - max_open_files / 2)) {}
 
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(uint64_t number,
                                                               uint64_t size) {
   const std::string name = TableFileName(dbname_, number);
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
-                   env_->NewRandomAccessFile(name));
+                   allow_mmap_reads_ ? env_->NewMappedRandomAccessFile(name)
+                                     : env_->NewRandomAccessFile(name));
   ASSIGN_OR_RETURN(std::unique_ptr<Table> table,
                    Table::Open(name, std::move(file), size, block_cache_));
   const size_t filter = table->FilterMemory();

@@ -29,8 +29,9 @@ class TableCache {
  public:
   // REQUIRES: env and block_cache outlive the TableCache and every table
   // it returns.
+  // allow_mmap_reads: open tables with Env::NewMappedRandomAccessFile.
   TableCache(std::string dbname, Env* env, int max_open_files,
-             BlockCache* block_cache);
+             BlockCache* block_cache, bool allow_mmap_reads);
 
   // Opens the table for a new or recovered file and, if the pin budget
   // allows, pins it in f->table. REQUIRES: f not yet shared with readers.
@@ -56,6 +57,7 @@ class TableCache {
   Env* const env_;
   const int pin_budget_;
   BlockCache* const block_cache_;
+  const bool allow_mmap_reads_;
   // Declared before lru_, so they outlive it: destroying lru_ drops its
   // tables, whose deleters decrement them.
   std::atomic<int> pinned_{0};

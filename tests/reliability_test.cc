@@ -252,5 +252,43 @@ TEST_F(ReliabilityTest, MemtableSwitchSyncsDoNotHoldUpTheDB) {
   EXPECT_EQ(Get("b"), "v");
 }
 
+// Damage under a table an open DB is reading (here the file cut short, as
+// a truncation or an unreadable disk area leaves it) reads as an error
+// with pread (allow_mmap_reads = false); through a memory map the same
+// read raises SIGBUS and kills the process.
+TEST(TableReadTest, TableCutShortUnderAnOpenDBReadsAsAnError) {
+  const std::string path = test::TempDir("cut-short");
+  Options options;
+  options.create_if_missing = true;
+  options.allow_mmap_reads = false;
+  options.block_cache_capacity = 0;  // every Get reads its block
+  options.compression = Compression::kNone;
+  auto db = DB::Open(options, path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  constexpr int kKeys = 2000;
+  auto key = [](int i) { return absl::StrFormat("key%06d", i); };
+  for (int i = 0; i < kKeys; ++i) {
+    ASSERT_TRUE(
+        (*db)->Put(WriteOptions(), key(i), std::string(1000, 'v')).ok());
+  }
+  ASSERT_TRUE((*db)->Flush().ok());
+  std::string v;
+  ASSERT_TRUE((*db)->Get(ReadOptions(), key(0), &v).ok());  // tables open
+  for (const std::string& sst : test::ListTableFiles(Env::Default(), path)) {
+    std::filesystem::resize_file(sst, std::filesystem::file_size(sst) / 2);
+  }
+  int errors = 0;
+  for (int i = 0; i < kKeys; ++i) {
+    const absl::Status s = (*db)->Get(ReadOptions(), key(i), &v);
+    if (!s.ok()) {
+      ++errors;
+      EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+    }
+  }
+  EXPECT_GT(errors, 0);
+  db->reset();
+  std::filesystem::remove_all(path);
+}
+
 }  // namespace
 }  // namespace sift

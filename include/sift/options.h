@@ -132,6 +132,18 @@ struct Options {
 
   // ---- Caching ----------------------------------------------------------
 
+  // Read table files through shared memory maps (mmap) instead of pread.
+  // A block-cache miss then costs no system call and no copy, but a disk
+  // error on a mapped page (a bad sector, a file cut short) kills the
+  // process with SIGBUS instead of returning DataLoss, and mapped tables
+  // take address space. Measured with db_bench (200,000 keys, 8 MiB block
+  // cache, five runs each): readrandom 1.55 us/op mapped against 1.68 with
+  // pread (median; mapped is 8-15% faster when reads miss the cache);
+  // readmissing, which filters answer without a block read, the same.
+  // The default keeps errors as errors for that cost. Environments other
+  // than the POSIX one (and every EnvWrapper) never map. Default: false.
+  bool allow_mmap_reads = false;
+
   // Bytes of uncompressed data blocks cached in memory (filters and index
   // blocks of open files are pinned separately). 0 disables the cache.
   // Default: 8 MiB.
