@@ -11,12 +11,12 @@ TableCache::TableCache(std::string dbname, Env* env, int max_open_files,
                        BlockCache* block_cache)
     : dbname_(std::move(dbname)),
       env_(env),
-      pin_budget_(max_open_files / 2),
+      pin_budget_(static_cast<size_t>(max_open_files / 2)),
       block_cache_(block_cache),
       lru_(static_cast<size_t>(max_open_files - max_open_files / 2)) {}
 
-absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(uint64_t number,
-                                                              uint64_t size) {
+absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
+    uint64_t number, uint64_t size) {
   const std::string name = TableFileName(dbname_, number);
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    env_->NewRandomAccessFile(name));
@@ -37,32 +37,66 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(uint64_t number,
                                       });
 }
 
-absl::Status TableCache::PinOrOpen(FileMetaData* f) {
-  if (pinned_.load() < pin_budget_) {
-    ASSIGN_OR_RETURN(std::shared_ptr<const Table> t,
-                     Open(f->number, f->file_size));
-    pinned_.fetch_add(1);
-    // Unpin when the FileMetaData (the file's last Version) goes away.
-    f->table =
-        std::shared_ptr<const Table>(t.get(), [this, t](const Table*) mutable {
-          pinned_.fetch_sub(1);
-          t.reset();
-        });
-    return absl::OkStatus();
+absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(
+    const FileMetaData& f) {
+  bool pin;
+  {
+    MutexLock l(&mu_);
+    pin = pinned_.size() + pins_opening_ < pin_budget_;
+    if (pin) ++pins_opening_;
   }
-  return Get(*f).status();
+  if (!pin) return GetUnpinned(f);
+  // Opened without the lock, which readers of unpinned tables take.
+  absl::StatusOr<std::shared_ptr<const Table>> t =
+      OpenFile(f.number, f.file_size);
+  MutexLock l(&mu_);
+  --pins_opening_;
+  if (t.ok()) pinned_[f.number] = *t;
+  return t;
+}
+
+PinnedTables TableCache::Pinned(const FileList (&files)[config::kNumLevels]) {
+  PinnedTables out;
+  MutexLock l(&mu_);
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    out.level[level].reserve(files[level].size());
+    for (const auto& f : files[level]) {
+      auto it = pinned_.find(f->number);
+      out.level[level].push_back(it == pinned_.end() ? nullptr : it->second);
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::Get(
     const FileMetaData& f) {
-  if (f.table != nullptr) return f.table;
+  {
+    MutexLock l(&mu_);
+    auto it = pinned_.find(f.number);
+    if (it != pinned_.end()) return it->second;
+  }
+  return GetUnpinned(f);
+}
+
+absl::StatusOr<std::shared_ptr<const Table>> TableCache::GetUnpinned(
+    const FileMetaData& f) {
   const CacheKey key{f.number, 0};
   if (std::shared_ptr<const Table> t = lru_.Lookup(key)) return t;
-  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t, Open(f.number, f.file_size));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t,
+                   OpenFile(f.number, f.file_size));
   return lru_.Insert(key, std::move(t), 1);
 }
 
 void TableCache::Evict(uint64_t file_number) {
+  std::shared_ptr<const Table> unpinned;  // freed after the lock is dropped
+  {
+    MutexLock l(&mu_);
+    auto it = pinned_.find(file_number);
+    if (it != pinned_.end()) {
+      unpinned = std::move(it->second);
+      pinned_.erase(it);
+    }
+  }
   lru_.Erase(CacheKey{file_number, 0});
 }
 
