@@ -37,32 +37,39 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
                                       });
 }
 
+bool TableCache::ReservePin() {
+  size_t taken = pins_taken_.load();
+  while (taken < pin_budget_) {
+    if (pins_taken_.compare_exchange_weak(taken, taken + 1)) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(
     const FileMetaData& f) {
-  bool pin;
-  {
-    MutexLock l(&mu_);
-    pin = pinned_.size() + pins_opening_ < pin_budget_;
-    if (pin) ++pins_opening_;
-  }
-  if (!pin) return GetUnpinned(f);
-  // Opened without the lock, which readers of unpinned tables take.
+  if (!ReservePin()) return GetUnpinned(f);
   absl::StatusOr<std::shared_ptr<const Table>> t =
       OpenFile(f.number, f.file_size);
-  MutexLock l(&mu_);
-  --pins_opening_;
-  if (t.ok()) pinned_[f.number] = *t;
+  if (!t.ok()) {
+    pins_taken_.fetch_sub(1);
+    return t;
+  }
+  PinShard& shard = ShardFor(f.number);
+  MutexLock l(&shard.mu);
+  shard.tables[f.number] = *t;
   return t;
 }
 
 PinnedTables TableCache::Pinned(const FileList (&files)[config::kNumLevels]) {
   PinnedTables out;
-  MutexLock l(&mu_);
   for (int level = 0; level < config::kNumLevels; ++level) {
     out.level[level].reserve(files[level].size());
     for (const auto& f : files[level]) {
-      auto it = pinned_.find(f->number);
-      out.level[level].push_back(it == pinned_.end() ? nullptr : it->second);
+      PinShard& shard = ShardFor(f->number);
+      MutexLock l(&shard.mu);
+      auto it = shard.tables.find(f->number);
+      out.level[level].push_back(it == shard.tables.end() ? nullptr
+                                                          : it->second);
     }
   }
   return out;
@@ -71,9 +78,10 @@ PinnedTables TableCache::Pinned(const FileList (&files)[config::kNumLevels]) {
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::Get(
     const FileMetaData& f) {
   {
-    MutexLock l(&mu_);
-    auto it = pinned_.find(f.number);
-    if (it != pinned_.end()) return it->second;
+    PinShard& shard = ShardFor(f.number);
+    MutexLock l(&shard.mu);
+    auto it = shard.tables.find(f.number);
+    if (it != shard.tables.end()) return it->second;
   }
   return GetUnpinned(f);
 }
@@ -90,11 +98,13 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::GetUnpinned(
 void TableCache::Evict(uint64_t file_number) {
   std::shared_ptr<const Table> unpinned;  // freed after the lock is dropped
   {
-    MutexLock l(&mu_);
-    auto it = pinned_.find(file_number);
-    if (it != pinned_.end()) {
+    PinShard& shard = ShardFor(file_number);
+    MutexLock l(&shard.mu);
+    auto it = shard.tables.find(file_number);
+    if (it != shard.tables.end()) {
       unpinned = std::move(it->second);
-      pinned_.erase(it);
+      shard.tables.erase(it);
+      pins_taken_.fetch_sub(1);
     }
   }
   lru_.Erase(CacheKey{file_number, 0});

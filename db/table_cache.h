@@ -61,7 +61,7 @@ class TableCache {
   PinnedTables Pinned(const FileList (&files)[config::kNumLevels]);
 
   // The open table of f: the pinned one, or one from the LRU (opening it
-  // if needed). Takes a lock; a reader holding a Version looks in the
+  // if needed). Takes a shard's lock; a reader holding a Version looks in the
   // Version's PinnedTables first.
   absl::StatusOr<std::shared_ptr<const Table>> Get(const FileMetaData& f);
 
@@ -81,18 +81,30 @@ class TableCache {
   int NumOpenTables() const { return open_tables_.load(); }
 
  private:
+  // The pinned tables, sharded by file number so that iterators and
+  // compactions opening different files rarely share a lock (as the LRU is
+  // sharded by key).
+  static constexpr int kPinShards = 16;
+  struct PinShard {
+    Mutex mu;
+    absl::flat_hash_map<uint64_t, std::shared_ptr<const Table>> tables
+        ABSL_GUARDED_BY(mu);
+  };
+  PinShard& ShardFor(uint64_t number) { return pins_[number % kPinShards]; }
+
   absl::StatusOr<std::shared_ptr<const Table>> OpenFile(uint64_t number,
                                                         uint64_t size);
+  // Takes one unit of the pin budget; false when it is spent.
+  bool ReservePin();
 
   const std::string dbname_;
   Env* const env_;
   const size_t pin_budget_;
   BlockCache* const block_cache_;
   LruCache<Table> lru_;
-  Mutex mu_;
-  absl::flat_hash_map<uint64_t, std::shared_ptr<const Table>> pinned_
-      ABSL_GUARDED_BY(mu_);
-  size_t pins_opening_ ABSL_GUARDED_BY(mu_) = 0;  // budget taken by Open
+  PinShard pins_[kPinShards];
+  // Tables pinned, plus pins reserved by an Open in progress.
+  std::atomic<size_t> pins_taken_{0};
   std::atomic<int> open_tables_{0};
   std::atomic<size_t> filter_bytes_{0};
   std::atomic<size_t> index_bytes_{0};
