@@ -18,7 +18,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <set>
 #include <string>
@@ -77,16 +76,6 @@ class PosixSequentialFile final : public SequentialFile {
       done += static_cast<size_t>(r);
     }
     *result = std::string_view(scratch, done);
-    return absl::OkStatus();
-  }
-
-  absl::Status Skip(uint64_t n) override {
-    // Seeking past the end is allowed; the next Read then reports end of
-    // file, which is "stops at the end" as far as a reader can tell.
-    constexpr uint64_t kMax = std::numeric_limits<off_t>::max();
-    if (::lseek(fd_, static_cast<off_t>(std::min(n, kMax)), SEEK_CUR) < 0) {
-      return PosixError("lseek", path_, errno);
-    }
     return absl::OkStatus();
   }
 
@@ -305,12 +294,6 @@ class PosixEnv final : public Env {
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) override {
     ASSIGN_OR_RETURN(int fd, OpenFd(path, O_WRONLY | O_CREAT | O_TRUNC));
-    return std::make_unique<PosixWritableFile>(path, fd);
-  }
-
-  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
-      const std::string& path) override {
-    ASSIGN_OR_RETURN(int fd, OpenFd(path, O_WRONLY | O_CREAT | O_APPEND));
     return std::make_unique<PosixWritableFile>(path, fd);
   }
 
