@@ -21,10 +21,19 @@ absl::string_view AbslView(std::string_view s) {
   return absl::string_view(s.data(), s.size());
 }
 
+// The largest block_size accepted: far above any useful block (the default
+// is 4 KiB), and far below the 4 GiB limit a reader puts on one block.
+constexpr size_t kMaxBlockSizeOption = size_t{1} << 30;
+
+// A block is stored compressed only when that saves at least 1/8 of it
+// (12.5%, FORMAT.md "Block trailer"): less is not worth decompressing on
+// every read.
+constexpr size_t kMinCompressionSavingDivisor = 8;
+
 }  // namespace
 
 absl::Status ValidateTableOptions(const Options& o) {
-  if (o.block_size == 0 || o.block_size > (size_t{1} << 30)) {
+  if (o.block_size == 0 || o.block_size > kMaxBlockSizeOption) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Options::block_size must be in [1, 1 GiB], got ", o.block_size));
   }
@@ -135,8 +144,8 @@ void TableBuilder::WriteBlock(std::string_view contents, bool may_compress,
   std::string_view stored = contents;
   if (may_compress && options_.compression == Compression::kSnappy) {
     snappy::Compress(contents.data(), contents.size(), &compressed_);
-    // Worth it only if it saves at least 12.5% (FORMAT.md, trailer).
-    if (compressed_.size() < contents.size() - contents.size() / 8) {
+    if (compressed_.size() <
+        contents.size() - contents.size() / kMinCompressionSavingDivisor) {
       stored = compressed_;
       type = kSnappyBlock;
     }

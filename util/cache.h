@@ -160,9 +160,13 @@ class LruCache {
     return n;
   }
 
+  // The shard index skips the hash's low bits: each shard's flat_hash_map
+  // uses those as its in-group tag (absl's H2), and keys of one shard
+  // sharing tag bits would collide in every probe.
+  static constexpr int kSwissTableTagBits = 7;
   Shard& ShardFor(const CacheKey& key) {
     const size_t h = absl::Hash<CacheKey>{}(key);
-    return shards_[(h >> 7) & (num_shards_ - 1)];
+    return shards_[(h >> kSwissTableTagBits) & (num_shards_ - 1)];
   }
 
   const size_t capacity_;

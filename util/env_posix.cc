@@ -395,8 +395,10 @@ class PosixEnv final : public Env {
   Mutex locks_mu_;
   std::set<std::string> locked_ ABSL_GUARDED_BY(locks_mu_);
   // Read-only mappings still allowed: a 64-bit address space has room for
-  // many, but the kernel's map count (vm.max_map_count, 65530) does not.
-  std::atomic<int> mmap_budget_{4096};
+  // many, but the kernel's map count (vm.max_map_count, 65530) does not, and
+  // the process may need mappings of its own: take a small share of it.
+  static constexpr int kMaxMappedFiles = 4096;
+  std::atomic<int> mmap_budget_{kMaxMappedFiles};
 };
 
 absl::StatusOr<std::unique_ptr<FileLock>> PosixEnv::LockFile(
