@@ -160,9 +160,10 @@ class LruCache {
     return n;
   }
 
-  // The shard index skips the hash's low bits: each shard's flat_hash_map
-  // uses those as its in-group tag (absl's H2), and keys of one shard
-  // sharing tag bits would collide in every probe.
+  // The shard index skips the hash's low 7 bits: each shard's flat_hash_map
+  // keeps those as its per-slot tag (absl's H2). Were they the shard index,
+  // every key of a shard would share tag bits, and tags would tell its keys
+  // apart less well (more full-key compares per lookup).
   static constexpr int kSwissTableTagBits = 7;
   Shard& ShardFor(const CacheKey& key) {
     const size_t h = absl::Hash<CacheKey>{}(key);
