@@ -10,7 +10,6 @@
 #include "db/compaction.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
-#include "table/table_reader.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -110,7 +109,7 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
       level = std::max(0, running->output_level - 1);
     }
     edit->AddFile(level, std::move(meta));
-    stats_.Add(-1, kFlushes);
+    stats_.Add(config::kNoLevel, kFlushes);
   }
   return s;
 }
@@ -198,17 +197,16 @@ absl::Status DBImpl::BackgroundCompaction() {
 }
 
 bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
-  if (f.table == nullptr) return true;  // not pinned: cannot tell cheaply
-  const TableProperties& p = f.table->properties();
-  if (p.num_deletions > 0) return true;
+  const FileFacts& facts = *f.facts;
+  if (facts.num_deletions > 0) return true;
   // More entries than distinct keys: older versions, kept for snapshots
   // that may be gone now. (A file without a filter does not record its
   // distinct keys; it is rewritten only for the reasons below.)
-  if (p.filter_size > 0 && p.num_entries > p.filter_num_keys) return true;
-  if (options_.bloom_filter_fp_chance >= 1.0) return p.filter_size > 0;
-  return p.filter_size == 0 ||
-         p.bloom_filter_fp_chance != options_.bloom_filter_fp_chance ||
-         p.filter_layout != options_.filter_layout;
+  if (facts.filter.fp_chance < 1.0 &&
+      facts.num_entries > facts.filter.num_keys) {
+    return true;
+  }
+  return !FilterIsCurrent(facts, options_);
 }
 
 absl::Status DBImpl::ManualCompactionStep() {

@@ -57,6 +57,17 @@ absl::Status ValidateOptions(const Options& o) {
                              size_t{4} << 30));
   RETURN_IF_ERROR(CheckRange("max_manifest_file_size", o.max_manifest_file_size,
                              uint64_t{1} << 10, UINT64_MAX));
+  RETURN_IF_ERROR(CheckRange("max_bytes_for_level_base",
+                             o.max_bytes_for_level_base, uint64_t{1} << 10,
+                             uint64_t{1} << 50));
+  // Written so that NaN fails too.
+  if (!(o.max_bytes_for_level_multiplier >= 2.0 &&
+        o.max_bytes_for_level_multiplier <= 100.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::max_bytes_for_level_multiplier must be in [2, "
+                     "100], got ",
+                     o.max_bytes_for_level_multiplier));
+  }
   RETURN_IF_ERROR(CheckIntRange("level0_compaction_trigger",
                                 o.level0_compaction_trigger, nullptr, 1, 100));
   RETURN_IF_ERROR(CheckIntRange(
@@ -162,7 +173,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   const uint64_t hash = KeyHash(key);
   const LookupKey lkey(key, seq);
   LocalStats stats;
-  stats.Add(-1, kNumberKeysRead);
+  stats.Add(config::kNoLevel, kNumberKeysRead);
   absl::Status s;
   bool found = false;
   MemTable::GetResult mr = view->mem->Get(lkey, hash, value);
@@ -170,16 +181,16 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
     mr = view->imm->Get(lkey, hash, value);
   }
   if (mr != MemTable::GetResult::kNotFound) {
-    stats.Add(-1, kMemtableHit);
+    stats.Add(config::kNoLevel, kMemtableHit);
     found = mr == MemTable::GetResult::kFound;
   } else {
-    stats.Add(-1, kMemtableMiss);
+    stats.Add(config::kNoLevel, kMemtableMiss);
     Version::GetResult vr;
     s = view->version->Get(options, lkey, hash, table_cache_.get(), value, &vr,
                            &stats);
     found = s.ok() && vr == Version::GetResult::kFound;
   }
-  if (found) stats.Add(-1, kNumberKeysFound);
+  if (found) stats.Add(config::kNoLevel, kNumberKeysFound);
   stats_.Add(stats);
   if (!s.ok()) return s;
   // An empty message keeps the miss path free of allocation.

@@ -97,8 +97,8 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
     }
     if (status.ok()) {
       versions_->SetLastSequence(last_sequence);
-      stats_.Add(-1, kNumberKeysWritten, count);
-      stats_.Add(-1, kBytesWritten, record.size());
+      stats_.Add(config::kNoLevel, kNumberKeysWritten, count);
+      stats_.Add(config::kNoLevel, kBytesWritten, record.size());
     } else {
       // The log may now end in a partial record: accept no more writes
       // that could land after it and be lost on recovery.
@@ -200,10 +200,10 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
     if (allow_delay && l0_files >= slowdown) {
       // Give compaction a millisecond of this writer's time, once per
       // write, rather than stall writers all at once later.
-      stats_.Add(-1, kStallSlowdownWrites);
+      stats_.Add(config::kNoLevel, kStallSlowdownWrites);
       mu_.Unlock();
       env_->SleepForMicroseconds(1000);
-      stats_.Add(-1, kStallMicros, 1000);
+      stats_.Add(config::kNoLevel, kStallMicros, 1000);
       mu_.Lock();
       allow_delay = false;
     } else if (!force &&
@@ -218,12 +218,12 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
       // The previous memtable is still being flushed.
       const uint64_t start = env_->NowMicros();
       bg_cv_.Wait(&mu_);
-      stats_.Add(-1, kStallMicros, env_->NowMicros() - start);
+      stats_.Add(config::kNoLevel, kStallMicros, env_->NowMicros() - start);
     } else if (l0_files >= stop) {
-      stats_.Add(-1, kStallStopWrites);
+      stats_.Add(config::kNoLevel, kStallStopWrites);
       const uint64_t start = env_->NowMicros();
       bg_cv_.Wait(&mu_);
-      stats_.Add(-1, kStallMicros, env_->NowMicros() - start);
+      stats_.Add(config::kNoLevel, kStallMicros, env_->NowMicros() - start);
     } else {
       RETURN_IF_ERROR(NewLogFile());
       imm_ = std::move(mem_);

@@ -78,6 +78,16 @@ struct Options {
   // files and filters to probe, but coarser compactions. Default: 4 MiB.
   size_t max_file_size = 4 << 20;
 
+  // Bytes level 1 may hold before it is compacted into level 2; level L
+  // may hold max_bytes_for_level_base * multiplier^(L-1) (RocksDB's names
+  // and meaning). A larger base or multiplier: fewer levels, so fewer
+  // files for a miss to probe and less rewriting, but each compaction into
+  // a level merges with more of it. Must be in [1 KiB, 2^50].
+  // Default: 40 MiB (10 default write buffers, LevelDB's shape).
+  uint64_t max_bytes_for_level_base = uint64_t{40} << 20;
+  // Must be in [2, 100]. Default: 10.
+  double max_bytes_for_level_multiplier = 10.0;
+
   // Number of level-0 files that starts a level-0 compaction. Lower: fewer
   // files for a read to probe, more write amplification. Default: 4.
   int level0_compaction_trigger = 4;
