@@ -127,21 +127,29 @@ plot_timeline() {
                     print $1, $2 / d, (NF >= 4 ? $4 : "NaN") }' "$in" >"$data"
   [ -s "$data" ] || die "$in: no intervals (run longer than --report_interval_seconds)"
   p99=""
+  y2='unset y2tics'
   if head -1 "$in" | grep -q interval_p99_us; then
     p99=', "'$data'" using 1:3 axes x1y2 with linespoints lt 2 title "P99 latency (us)"'
+    y2='set y2label "P99 latency, microseconds"; set y2range [0:*]; set y2tics'
   fi
+  local title="Throughput${p99:+ and P99 latency} over time (db_bench --report_file)"
+  # Whole seconds: one tic each when there are few.
+  local xtics='set xtics autofreq'
+  [ "$(wc -l <"$data")" -le 20 ] && xtics='set xtics 1'
+
   gnuplot <<EOF
 $term
 set output "$out"
 $style
-set title "${TIMELINE_TITLE:-Throughput and P99 latency over time (db_bench --report_file)}"
+set title "${TIMELINE_TITLE:-$title}"
 set xlabel "seconds"
 set format x "%.0f"
+$xtics
 set ylabel "operations per second"
 set format y "%.0s%c"
-set y2label "P99 latency, microseconds"
-set yrange [0:*]; set y2range [0:*]
-set ytics nomirror; set y2tics
+set yrange [0:*]
+set ytics nomirror
+$y2
 set key bottom right box opaque
 plot "$data" using 1:2 axes x1y1 with linespoints lt 1 title "ops/sec" $p99
 EOF
