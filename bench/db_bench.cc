@@ -142,6 +142,8 @@ void PrintHeader(const BenchConfig& c) {
               c.options.write_buffer_size, c.options.max_file_size);
   std::printf("Block size: %zu bytes, block cache: %zu bytes\n",
               c.options.block_size, c.options.block_cache_capacity);
+  std::printf("Table reads: %s\n",
+              c.options.allow_mmap_reads ? "mmap" : "pread");
 #if defined(__GNUC__) && !defined(__OPTIMIZE__)
   std::printf(
       "WARNING: Optimization is disabled: benchmarks unnecessarily "

@@ -78,6 +78,9 @@ ABSL_FLAG(bool, disable_wal, false,
           "log: true is refused.");
 
 // ---- reads -----------------------------------------------------------------
+ABSL_FLAG(bool, mmap_read, sift::Options().allow_mmap_reads,
+          "Read table files through memory maps (Options::allow_mmap_reads) "
+          "instead of pread.");
 ABSL_FLAG(bool, verify_checksum, false,
           "Verify checksum for every block read from storage "
           "(ReadOptions::verify_checksums). Default false, siftdb's "
@@ -93,10 +96,14 @@ ABSL_FLAG(int64_t, target_file_size_base,
 ABSL_FLAG(int32_t, num_levels, sift::config::kNumLevels,
           "The total number of levels. siftdb's is fixed at 7 (RocksDB's "
           "default); another value is refused.");
-ABSL_FLAG(std::optional<int64_t>, max_bytes_for_level_base, std::nullopt,
-          "Max bytes for level-1.");
-ABSL_FLAG(std::optional<double>, max_bytes_for_level_multiplier, std::nullopt,
-          "A multiplier to compute max bytes for level-N (N >= 2).");
+ABSL_FLAG(int64_t, max_bytes_for_level_base,
+          static_cast<int64_t>(sift::Options().max_bytes_for_level_base),
+          "Max bytes for level-1 (Options::max_bytes_for_level_base, at "
+          "least 1 KiB).");
+ABSL_FLAG(double, max_bytes_for_level_multiplier,
+          sift::Options().max_bytes_for_level_multiplier,
+          "A multiplier to compute max bytes for level-N (N >= 2), in [2, "
+          "100].");
 ABSL_FLAG(int32_t, level0_file_num_compaction_trigger,
           sift::Options().level0_compaction_trigger,
           "Level-0 files that start a compaction "
@@ -214,26 +221,18 @@ absl::Status FilterOptions(BenchConfig* c) {
 }
 
 // The level shape: siftdb's levels are fixed in number; the size of level 1
-// and the growth factor are not options of this engine yet.
-absl::Status LevelOptions() {
+// and the growth factor are Options (DB::Open checks their ranges and names
+// the field).
+absl::Status LevelOptions(BenchConfig* c) {
   const int32_t levels = absl::GetFlag(FLAGS_num_levels);
   if (levels != config::kNumLevels) {
     return Bad("num_levels", levels, "siftdb's number of levels is fixed at 7");
   }
-  if (const auto base = absl::GetFlag(FLAGS_max_bytes_for_level_base)) {
-    if (*base <= 0)
-      return Bad("max_bytes_for_level_base", *base, "must be > 0");
-    return Bad("max_bytes_for_level_base", *base,
-               "not an option of this siftdb build (level 1 holds 10 x "
-               "--write_buffer_size)");
-  }
-  if (const auto m = absl::GetFlag(FLAGS_max_bytes_for_level_multiplier)) {
-    if (!(*m > 1))
-      return Bad("max_bytes_for_level_multiplier", *m, "must be > 1");
-    return Bad("max_bytes_for_level_multiplier", *m,
-               "not an option of this siftdb build (each level is 10x the "
-               "one above)");
-  }
+  const int64_t base = absl::GetFlag(FLAGS_max_bytes_for_level_base);
+  if (base <= 0) return Bad("max_bytes_for_level_base", base, "must be > 0");
+  c->options.max_bytes_for_level_base = static_cast<uint64_t>(base);
+  c->options.max_bytes_for_level_multiplier =
+      absl::GetFlag(FLAGS_max_bytes_for_level_multiplier);
   return absl::OkStatus();
 }
 
@@ -269,7 +268,8 @@ absl::Status EngineOptions(BenchConfig* c) {
   }
   c->sync = absl::GetFlag(FLAGS_sync);
   c->verify_checksum = absl::GetFlag(FLAGS_verify_checksum);
-  return LevelOptions();
+  c->options.allow_mmap_reads = absl::GetFlag(FLAGS_mmap_read);
+  return LevelOptions(c);
 }
 
 absl::Status SizeOptions(BenchConfig* c) {

@@ -324,8 +324,8 @@ TEST_F(DbBenchTest, FlagsThatCannotBeHonouredAreRefusedByName) {
            "--compression_type=zstd",
            "--num_levels=4",
            "--cache_numshardbits=6",
-           "--max_bytes_for_level_base=1048576",
-           "--max_bytes_for_level_multiplier=8",
+           "--max_bytes_for_level_base=100",
+           "--max_bytes_for_level_multiplier=1.5",
            "--open_files=5",
            "--readwritepercent=101",
            "--batch_size=0",
@@ -336,7 +336,9 @@ TEST_F(DbBenchTest, FlagsThatCannotBeHonouredAreRefusedByName) {
     CommandResult r =
         Bench(absl::StrCat("--num=100 --benchmarks=fillseq ", args));
     EXPECT_EQ(r.exit_code, 1) << args;
-    const std::string flag(args, std::string_view(args).find('='));
+    // The flag's name (db_bench's words, or DB::Open's for the Options
+    // field of the same name).
+    const std::string flag(args + 2, std::string_view(args).find('=') - 2);
     EXPECT_NE(r.err.find(flag), std::string::npos) << args << ": " << r.err;
     EXPECT_TRUE(ParseReport(r.out).empty()) << args << "\n" << r.out;
   }
@@ -352,8 +354,17 @@ TEST_F(DbBenchTest, RocksDbFlagsAreAcceptedWithTheirMeaning) {
       "--disable_wal=0 --sync=0 --open_files=-1 --num_levels=7 "
       "--max_background_jobs=4 --verify_checksum=1 "
       "--block_restart_interval=8 --cache_numshardbits=-1 --perf_level=2 "
-      "--benchmarks=fillseq,fillrandom,readrandom,deleteseq,readseq");
+      "--max_bytes_for_level_base=1048576 --max_bytes_for_level_multiplier=4 "
+      "--benchmarks=fillseq,fillrandom,readrandom,deleteseq,readseq,"
+      "levelstats");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The level targets follow the flags: 1 MiB at level 1, x4 per level.
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex(R"(\n +1 +\d+ +[0-9.]+ +1\.0 )")))
+      << r.out;
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex(R"(\n +2 +\d+ +[0-9.]+ +4\.0 )")))
+      << r.out;
   const std::vector<ReportLine> lines = ParseReport(r.out);
   ASSERT_EQ(lines.size(), 5u) << r.out;
   EXPECT_EQ(lines[0].operations, 700);  // --writes, in batches of 10
