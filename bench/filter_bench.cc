@@ -14,6 +14,8 @@
 // Counters: ns_per_key (shown in seconds, e.g. "9.1n"), bits_per_key
 // (8 * filter bytes / n, trailer included) and fp_rate (measured once per
 // filter over 1M absent keys).
+// BM_FpRate measures the false-positive rate against the target for
+// several p (for tools/plot.sh).
 // Filters live in 64-byte-aligned memory, as the table reader should keep
 // them; ProbeMissMisaligned shows the cost when they do not.
 
@@ -28,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "benchmark/benchmark.h"
 #include "sift/filter_policy.h"
 #include "sift/options.h"
@@ -282,6 +285,51 @@ BENCHMARK(BM_ProbeMissLatencyMisaligned)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CacheMissReference)->Apply(Sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_KeyMayMatchMiss)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
+
+// The measured false-positive rate against the target, per layout and
+// target p = 1 / p_inv, through the public FilterPolicy: 1M keys, 1M absent
+// probes (about 100 false positives at the smallest p). Counters fp_rate,
+// target and bits_per_key; tools/plot.sh draws them:
+//   filter_bench --benchmark_filter=BM_FpRate --benchmark_format=csv
+void BM_FpRate(benchmark::State& state) {
+  constexpr uint64_t kKeys = 1000000;
+  const FilterLayout layout = LayoutArg(state);
+  const double p = 1.0 / static_cast<double>(state.range(1));
+  auto policy = FilterPolicy::Create(p, layout);
+  if (!policy.ok()) {
+    state.SkipWithError(policy.status().ToString().c_str());
+    return;
+  }
+  KeyMaker maker;
+  std::vector<std::string> keys;
+  keys.reserve(kKeys);
+  for (uint64_t i = 0; i < kKeys; ++i) keys.emplace_back(maker.Key(2 * i));
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::string filter;
+  (*policy)->CreateFilter(absl::MakeConstSpan(views), &filter);
+  uint64_t positives = 0;
+  for (auto _ : state) {
+    positives = 0;
+    for (uint64_t i = 0; i < kKeys; ++i) {
+      positives += (*policy)->KeyMayMatch(maker.Key(2 * i + 1), filter);
+    }
+  }
+  state.counters["fp_rate"] =
+      static_cast<double>(positives) / static_cast<double>(kKeys);
+  state.counters["target"] = p;
+  state.counters["bits_per_key"] =
+      8.0 * static_cast<double>(filter.size()) / static_cast<double>(kKeys);
+}
+void FpTargets(benchmark::internal::Benchmark* b) {
+  for (int64_t layout : {0, 1}) {
+    for (int64_t p_inv : {10, 20, 50, 100, 200, 1000, 10000}) {
+      b->Args({layout, p_inv});
+    }
+  }
+  b->ArgNames({"blocked", "p_inv"});
+}
+BENCHMARK(BM_FpRate)->Apply(FpTargets)->Iterations(1)->Unit(
+    benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace sift
