@@ -48,7 +48,6 @@ struct BenchConfig {
   bool histogram = false;
   int duration = 0;  // seconds; 0: num and reads bound the loops
   bool sync = false;
-  bool verify_checksum = false;
   int stats_interval_seconds = 0;
   int report_interval_seconds = 0;
   std::string report_file;

@@ -81,10 +81,9 @@ ABSL_FLAG(bool, disable_wal, false,
 ABSL_FLAG(bool, mmap_read, sift::Options().allow_mmap_reads,
           "Read table files through memory maps (Options::allow_mmap_reads) "
           "instead of pread.");
-ABSL_FLAG(bool, verify_checksum, false,
-          "Verify checksum for every block read from storage "
-          "(ReadOptions::verify_checksums). Default false, siftdb's "
-          "ReadOptions default (RocksDB's db_bench defaults to true).");
+ABSL_FLAG(bool, verify_checksum, true,
+          "Accepted for RocksDB's command lines; no effect: siftdb checks "
+          "the CRC of every block it reads from storage, always.");
 
 // ---- options ---------------------------------------------------------------
 ABSL_FLAG(int64_t, write_buffer_size,
@@ -267,7 +266,7 @@ absl::Status EngineOptions(BenchConfig* c) {
                "WriteOptions to skip it)");
   }
   c->sync = absl::GetFlag(FLAGS_sync);
-  c->verify_checksum = absl::GetFlag(FLAGS_verify_checksum);
+  (void)absl::GetFlag(FLAGS_verify_checksum);  // always on, see its help
   c->options.allow_mmap_reads = absl::GetFlag(FLAGS_mmap_read);
   return LevelOptions(c);
 }

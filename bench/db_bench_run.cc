@@ -161,7 +161,6 @@ absl::Status Benchmark::RunOne(std::string_view name) {
   write_options_ = WriteOptions();
   write_options_.sync = config_.sync;
   read_options_ = ReadOptions();
-  read_options_.verify_checksums = config_.verify_checksum;
   const bool fresh = name == "fillseq" || name == "fillrandom" ||
                      name == "fillsync" || name == "fill100K";
   if (fresh) {
