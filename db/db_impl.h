@@ -1,7 +1,8 @@
 // DBImpl: the engine behind sift::DB. The pieces live in:
 //   db_impl.cc        open, close, option checks, reads, snapshots
 //   db_write.cc       the write path: writer queue, group commit, WAL
-//   db_background.cc  the background thread: flush, compaction, cleanup
+//   db_background.cc  the background thread: flush, cleanup
+//   db_compaction.cc  compactions: automatic, manual, installing results
 //   recovery.cc       recovery from MANIFEST and WAL at Open
 //   db_properties.cc  GetProperty and statistics text
 //
@@ -107,6 +108,11 @@ class DBImpl final : public DB {
   absl::Status WriteLevel0Table(MemTable* mem, VersionEdit* edit,
                                 const Version* base)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DeleteObsoleteFiles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordBackgroundError(const absl::Status& s)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_compaction.cc
   absl::Status BackgroundCompaction() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status ManualCompactionStep() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs c (or moves its file), installs the result, then, c gone,
@@ -118,9 +124,6 @@ class DBImpl final : public DB {
   absl::Status RunManual(int level, bool rewrite,
                          std::optional<std::string_view> begin,
                          std::optional<std::string_view> end);
-  void DeleteObsoleteFiles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RecordBackgroundError(const absl::Status& s)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool NeedsRewrite(const FileMetaData& f) const;
 
   // Publishes mem_/imm_/current version to readers.
@@ -168,6 +171,16 @@ class DBImpl final : public DB {
   // Sticky: once a flush, compaction or WAL write fails, writes stop.
   absl::Status bg_error_ ABSL_GUARDED_BY(mu_);
   std::thread bg_thread_;
+};
+
+// A CompactRange request, one level at a time (db_compaction.cc).
+struct DBImpl::ManualCompaction {
+  int level = 0;
+  bool rewrite = false;  // rewrite files in place at `level`
+  std::optional<std::string> begin, end;
+  uint64_t max_file_number = 0;  // rewrite only files older than this
+  bool done = false;
+  absl::Status status;
 };
 
 }  // namespace sift

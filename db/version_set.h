@@ -157,7 +157,7 @@ class VersionSet {
   // Files named by any live Version.
   void AddLiveFiles(std::set<uint64_t>* live);
 
-  // Compaction picking (compaction_picker.cc). Null when nothing is due.
+  // Compaction picking (version_set_compaction.cc). Null when nothing is due.
   bool NeedsCompaction() const { return current_->compaction_score >= 1; }
   std::unique_ptr<Compaction> PickCompaction();
   // A compaction of [begin, end] (user keys) from level into level + 1;
