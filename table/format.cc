@@ -87,6 +87,21 @@ absl::Status CorruptionError(const std::string& file, uint64_t offset,
                    " at offset ", offset));
 }
 
+absl::Status CheckEntrySize(const char* what, std::string_view key,
+                            std::string_view value) {
+  if (key.size() > kMaxKeySize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": key of ", key.size(),
+                     " bytes is larger than kMaxKeySize (", kMaxKeySize, ")"));
+  }
+  if (value.size() > kMaxValueSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": value of ", value.size(),
+        " bytes is larger than kMaxValueSize (", kMaxValueSize, ")"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadBlock(const RandomAccessFile& file,
                        const std::string& file_name, const BlockHandle& handle,
                        BlockContents* out) {
@@ -139,13 +154,12 @@ absl::Status ReadBlock(const RandomAccessFile& file,
       size_t ulength = 0;
       // No Snappy element expands by more than 64/3 (a 3-byte copy element
       // of 64 bytes; snappy's format_description.txt), so a larger stated
-      // length is damage: refuse it before allocating it. Past 1 GiB it is
-      // refused too, so no damaged length makes a reader allocate more.
+      // length is damage: refuse it before allocating it, as is one past
+      // kMaxBlockSize, which no writer produces.
       constexpr size_t kSnappyMaxCopyLength = 64;
       constexpr size_t kSnappyCopyElementSize = 3;
-      constexpr size_t kMaxUncompressedBlockSize = size_t{1} << 30;
       if (!snappy::GetUncompressedLength(data, n, &ulength) ||
-          ulength > kMaxUncompressedBlockSize ||
+          ulength > kMaxBlockSize ||
           ulength > kSnappyMaxCopyLength * (n / kSnappyCopyElementSize + 1)) {
         return CorruptionError(file_name, handle.offset,
                                "bad snappy block length");
