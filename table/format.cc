@@ -154,8 +154,8 @@ absl::Status ReadBlock(const RandomAccessFile& file,
       size_t ulength = 0;
       // No Snappy element expands by more than 64/3 (a 3-byte copy element
       // of 64 bytes; snappy's format_description.txt), so a larger stated
-      // length is damage: refuse it before allocating it, as is one past
-      // kMaxBlockSize, which no writer produces.
+      // length is damage: refuse it before allocating it. Past kMaxBlockSize
+      // it is refused too: no block that large was ever written.
       constexpr size_t kSnappyMaxCopyLength = 64;
       constexpr size_t kSnappyCopyElementSize = 3;
       if (!snappy::GetUncompressedLength(data, n, &ulength) ||
