@@ -158,7 +158,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
           : versions_->LastSequence();
   const uint64_t hash = KeyHash(key);
   const LookupKey lkey(key, seq);
-  LocalStats stats;
+  LocalStats stats(&stats_);
   stats.Add(-1, kNumberKeysRead);
   absl::Status s;
   bool found = false;
@@ -177,7 +177,6 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
     found = s.ok() && vr == Version::GetResult::kFound;
   }
   if (found) stats.Add(-1, kNumberKeysFound);
-  stats_.Add(stats);
   if (!s.ok()) return s;
   // An empty message keeps the miss path free of allocation.
   return found ? absl::OkStatus() : absl::NotFoundError("");
@@ -192,7 +191,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(view->mem->NewIterator());
   if (view->imm != nullptr) children.push_back(view->imm->NewIterator());
-  view->version->AddIterators(options, table_cache_.get(), &children);
+  view->version->AddIterators(options, table_cache_.get(), &stats_, &children);
   std::unique_ptr<Iterator> it =
       NewUserIterator(NewMergingIterator(std::move(children)), seq);
   // Cleanups run after the children are gone: the view outlives them.

@@ -8,6 +8,10 @@
 //   true positive  ... and the key was then found in that file
 // so the observed false-positive rate is
 //   (positive - true_positive) / (useful + positive - true_positive).
+//
+// Block counters (cache hits and misses, data blocks and bytes read) count
+// the reads of Get and of iterators alike, at the level of the file read;
+// compaction's reads are counted apart (sift.compact.read.bytes).
 
 #ifndef SIFT_INCLUDE_STATISTICS_H_
 #define SIFT_INCLUDE_STATISTICS_H_
