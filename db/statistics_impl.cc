@@ -28,6 +28,9 @@ const char* TickerName(Ticker t) {
       "sift.compaction.count",
       "sift.compact.read.bytes",
       "sift.compact.write.bytes",
+      "sift.memtable.filter.useful",
+      "sift.memtable.filter.positive",
+      "sift.memtable.filter.true.positive",
   };
   return t < kNumTickers ? kNames[t] : "sift.unknown";
 }

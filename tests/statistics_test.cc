@@ -1,5 +1,6 @@
 // The read-path statistics: every filter probe of a Get is counted however
-// many files it probes; iterators' block reads are counted like Get's.
+// many files it probes; the memtable's filter is counted as
+// sift.memtable.filter.*; iterators' block reads are counted like Get's.
 
 #include "sift/statistics.h"
 
@@ -111,6 +112,49 @@ TEST_F(StatisticsTest, AGetProbingManyFilesLosesNoCount) {
   EXPECT_EQ(hit_delta_at(0, kBloomFilterChecked), uint64_t{kLevel0Files});
   EXPECT_EQ(hit_delta_at(0, kBloomFilterFullTruePositive), 1u);
   EXPECT_EQ(after.Get(kNumberKeysFound) - before_hit.Get(kNumberKeysFound), 1u);
+}
+
+// The memtable's filter answers every Get that reaches the memtable: it
+// never misses a key that is there, and skips the walk for most that are
+// not.
+TEST_F(StatisticsTest, MemtableFilterSkipsMissesAndNeverFalseNegative) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  constexpr int kPresent = 5000;
+  for (int i = 0; i < kPresent; ++i) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), Key(2 * i), "v").ok());
+  }
+  ASSERT_EQ(FilesAt(0), 0) << "everything should still be in the memtable";
+  const Statistics s0 = db_->GetStatistics();
+  std::string v;
+  for (int i = 0; i < kPresent; ++i) {
+    ASSERT_TRUE(db_->Get(ReadOptions(), Key(2 * i), &v).ok()) << Key(2 * i);
+  }
+  const Statistics s1 = db_->GetStatistics();
+  EXPECT_EQ(s1.Get(kMemtableFilterPositive) - s0.Get(kMemtableFilterPositive),
+            uint64_t{kPresent});
+  EXPECT_EQ(
+      s1.Get(kMemtableFilterTruePositive) - s0.Get(kMemtableFilterTruePositive),
+      uint64_t{kPresent});
+  EXPECT_EQ(s1.Get(kMemtableFilterUseful), s0.Get(kMemtableFilterUseful));
+
+  constexpr int kAbsent = 20000;
+  for (int i = 0; i < kAbsent; ++i) {
+    ASSERT_TRUE(absl::IsNotFound(db_->Get(ReadOptions(), Key(2 * i + 1), &v)));
+  }
+  const Statistics s2 = db_->GetStatistics();
+  const uint64_t useful =
+      s2.Get(kMemtableFilterUseful) - s1.Get(kMemtableFilterUseful);
+  const uint64_t positive =
+      s2.Get(kMemtableFilterPositive) - s1.Get(kMemtableFilterPositive);
+  EXPECT_EQ(useful + positive, uint64_t{kAbsent});
+  EXPECT_EQ(s2.Get(kMemtableFilterTruePositive),
+            s1.Get(kMemtableFilterTruePositive));
+  // Far below one false positive in a hundred at this fill.
+  EXPECT_LT(positive, uint64_t{kAbsent / 100}) << positive;
+  const std::string text = db_->GetProperty("sift.stats").value_or("");
+  EXPECT_NE(text.find("sift.memtable.filter.useful COUNT : "),
+            std::string::npos)
+      << text;
 }
 
 // An iterator's block reads are counted like a Get's: at the level of the
