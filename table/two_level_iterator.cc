@@ -11,47 +11,62 @@ class TwoLevelIterator final : public Iterator {
   TwoLevelIterator(std::unique_ptr<Iterator> index, SecondLevelOpener open)
       : index_(std::move(index)), open_(std::move(open)) {}
 
-  // Invariant: data_ is null whenever status_ holds an error.
-  bool Valid() const override { return data_ != nullptr && data_->Valid(); }
-  std::string_view key() const override { return data_->key(); }
+  // Invariant: data_ is null whenever status_ holds an error; valid_ and
+  // key_ are data_'s, cached after every move (a merge above asks for them
+  // several times per entry, and each ask of data_ is a virtual call).
+  bool Valid() const override { return valid_; }
+  std::string_view key() const override { return key_; }
   std::string_view value() const override { return data_->value(); }
   absl::Status status() const override { return status_; }
 
   void SeekToFirst() override {
     status_ = absl::OkStatus();
     index_->SeekToFirst();
-    if (!OpenData()) return;
-    data_->SeekToFirst();
-    SkipEmptyForward();
+    if (OpenData()) {
+      data_->SeekToFirst();
+      SkipEmptyForward();
+    }
+    Cache();
   }
 
   void SeekToLast() override {
     status_ = absl::OkStatus();
     index_->SeekToLast();
-    if (!OpenData()) return;
-    data_->SeekToLast();
-    SkipEmptyBackward();
+    if (OpenData()) {
+      data_->SeekToLast();
+      SkipEmptyBackward();
+    }
+    Cache();
   }
 
   void Seek(std::string_view target) override {
     status_ = absl::OkStatus();
     index_->Seek(target);
-    if (!OpenData()) return;
-    data_->Seek(target);
-    SkipEmptyForward();
+    if (OpenData()) {
+      data_->Seek(target);
+      SkipEmptyForward();
+    }
+    Cache();
   }
 
   void Next() override {
     data_->Next();
     SkipEmptyForward();
+    Cache();
   }
 
   void Prev() override {
     data_->Prev();
     SkipEmptyBackward();
+    Cache();
   }
 
  private:
+  void Cache() {
+    valid_ = data_ != nullptr && data_->Valid();
+    key_ = valid_ ? data_->key() : std::string_view();
+  }
+
   // Stops the iteration with s (see the error policy in the header).
   void Stop(absl::Status s) {
     status_ = std::move(s);
@@ -117,7 +132,9 @@ class TwoLevelIterator final : public Iterator {
   const std::unique_ptr<Iterator> index_;
   const SecondLevelOpener open_;
   std::unique_ptr<Iterator> data_;  // null: not positioned
-  std::string data_value_;          // the index value data_ was opened for
+  bool valid_ = false;
+  std::string_view key_;
+  std::string data_value_;  // the index value data_ was opened for
   absl::Status status_;
 };
 
