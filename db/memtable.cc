@@ -53,10 +53,10 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, uint64_t hash,
                                   std::string* value, LocalStats* stats) const {
   if (filter_.num_bits() > 0) {
     if (!filter_.MayContainHash(hash)) {
-      stats->Add(kStatsNoLevel, kMemtableFilterUseful);
+      stats->Add(config::kNoLevel, kMemtableFilterUseful);
       return GetResult::kNotFound;
     }
-    stats->Add(kStatsNoLevel, kMemtableFilterPositive);
+    stats->Add(config::kNoLevel, kMemtableFilterPositive);
   }
   Table::Iterator it(&table_);
   it.Seek(key.memtable_key().data());
@@ -70,7 +70,7 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, uint64_t hash,
   const std::string_view ik(ikey, ikey_len);
   if (ExtractUserKey(ik) != key.user_key()) return GetResult::kNotFound;
   if (filter_.num_bits() > 0) {
-    stats->Add(kStatsNoLevel, kMemtableFilterTruePositive);
+    stats->Add(config::kNoLevel, kMemtableFilterTruePositive);
   }
   if ((ExtractTrailer(ik) & 0xff) == kTypeDeletion) return GetResult::kDeleted;
   const std::string_view v = GetLengthPrefixedSlice(ikey + ikey_len);

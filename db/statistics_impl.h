@@ -20,17 +20,13 @@
 
 namespace sift {
 
-// The level argument of a count that belongs to no level (memtable hits,
-// keys read, writes): it goes to the totals only.
-constexpr int kStatsNoLevel = -1;
-
 class LocalStats;
 
 class StatisticsImpl {
  public:
   StatisticsImpl();
 
-  // level: 0 .. kNumLevels - 1, or kStatsNoLevel.
+  // level: 0 .. kNumLevels - 1, or config::kNoLevel (totals only).
   void Add(int level, Ticker t, uint64_t n = 1) {
     auto& c = Shard().counts[level + 1][t];
     c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
@@ -70,7 +66,7 @@ class LocalStats {
  public:
   explicit LocalStats(StatisticsImpl* stats) : shard_(&stats->Shard()) {}
 
-  // level: 0 .. kNumLevels - 1, or kStatsNoLevel.
+  // level: 0 .. kNumLevels - 1, or config::kNoLevel (totals only).
   void Add(int level, Ticker t, uint64_t n = 1) {
     auto& c = shard_->counts[level + 1][t];
     c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
