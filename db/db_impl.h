@@ -5,7 +5,7 @@
 //   recovery.cc       recovery from MANIFEST and WAL at Open
 //   db_properties.cc  GetProperty and statistics text
 //
-// Concurrency (DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
+// Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
 // thread flushes and compacts. Readers take the current ReadView (memtable,
 // immutable memtable, Version) under the small view_mu_ and then read with

@@ -12,8 +12,8 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/fault_env.h"
 #include "tests/testutil/gate_env.h"
-#include "util/fault_env.h"
 
 namespace sift {
 namespace {

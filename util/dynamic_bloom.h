@@ -71,8 +71,9 @@ class DynamicBloom {
 
  private:
   // One cache line: the 512 bits of one block, in the bit order of a table
-  // filter (bit i of the block is bit i % 64 of word i / 64).
-  struct alignas(64) Block {
+  // filter (bit i of the block is bit i % 64 of word i / 64; on this
+  // little-endian layout, byte i / 8 bit i % 8, as a table filter reads it).
+  struct alignas(kBloomBlockBytes) Block {
     std::atomic<uint64_t> words[kBloomBlockBits / 64];
   };
 
