@@ -77,6 +77,19 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
           c[kBloomFilterFullPositive], c[kBloomFilterFullTruePositive],
           stats.ObservedFpRateAtLevel(level), FpChances(v->files[level]));
     }
+    // The memtables' filters: checked is useful + positive.
+    const uint64_t mem_useful = stats.Get(kMemtableFilterUseful);
+    const uint64_t mem_positive = stats.Get(kMemtableFilterPositive);
+    const uint64_t mem_tp = stats.Get(kMemtableFilterTruePositive);
+    const double mem_negatives =
+        static_cast<double>(mem_useful + mem_positive - mem_tp);
+    absl::StrAppendFormat(
+        &s, "%-5s %12u %12u %12u %12u %10.6f  %s\n", "mem",
+        mem_useful + mem_positive, mem_useful, mem_positive, mem_tp,
+        mem_negatives > 0
+            ? static_cast<double>(mem_positive - mem_tp) / mem_negatives
+            : 0.0,
+        "-");
     absl::StrAppendFormat(
         &s, "%-5s %12u %12u %12u %12u %10.6f  %g\n", "total",
         stats.Get(kBloomFilterChecked), stats.Get(kBloomFilterUseful),

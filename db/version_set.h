@@ -52,8 +52,9 @@ class Version {
                    GetResult* result, LocalStats* stats) const;
 
   // Adds one iterator per level-0 file and one concatenating iterator per
-  // deeper level.
+  // deeper level; their block reads are counted in stats, per level.
   void AddIterators(const ReadOptions& options, TableCache* cache,
+                    StatisticsImpl* stats,
                     std::vector<std::unique_ptr<Iterator>>* iters) const;
 
   // True if some file at level overlaps [smallest, largest] (user keys;

@@ -125,6 +125,8 @@ class DB {
   //   sift.levels                 per level: files, bytes, target bytes, and
   //                               the fp chances its files were built with
   //   sift.filter-stats           per-level filter counters and observed FP
+  //                               rate, a "mem" row for the memtable
+  //                               filters, and the total
   //   sift.num-files-at-level<N>  the number of files at level N (0..6)
   //   sift.memory                 bytes in memtables, filters, indexes and
   //                               the block cache; number of open tables
