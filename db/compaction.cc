@@ -44,7 +44,7 @@ bool Compaction::IsTrivialMove(const Options& options) const {
   if (!want_filter) return p.filter_size == 0;
   return p.filter_size > 0 &&
          p.bloom_filter_fp_chance == options.bloom_filter_fp_chance &&
-         p.filter_layout == options.filter_layout;
+         p.filter_layout == FilterLayoutForLevel(options, output_level_);
 }
 
 void Compaction::AddInputDeletions(VersionEdit* edit) const {
@@ -179,8 +179,9 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
     newer_seq = parsed.sequence;
     if (drop) continue;
     if (out == nullptr) {
-      auto created = OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
-                                        ctx.new_file_number());
+      auto created =
+          OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
+                             ctx.new_file_number(), c->output_level());
       if (!created.ok()) {
         status = created.status();
         break;

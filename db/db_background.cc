@@ -165,7 +165,7 @@ absl::Status DBImpl::BackgroundCompaction() {
   return DoCompaction(std::move(c));
 }
 
-bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
+bool DBImpl::NeedsRewrite(const FileMetaData& f, int level) const {
   if (f.table == nullptr) return true;  // not pinned: cannot tell cheaply
   const TableProperties& p = f.table->properties();
   if (p.num_deletions > 0) return true;
@@ -176,7 +176,7 @@ bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
   if (options_.bloom_filter_fp_chance >= 1.0) return p.filter_size > 0;
   return p.filter_size == 0 ||
          p.bloom_filter_fp_chance != options_.bloom_filter_fp_chance ||
-         p.filter_layout != options_.filter_layout;
+         p.filter_layout != FilterLayoutForLevel(options_, level);
 }
 
 absl::Status DBImpl::ManualCompactionStep() {
@@ -198,7 +198,7 @@ absl::Status DBImpl::ManualCompactionStep() {
   } else {
     for (const auto& f :
          versions_->current()->GetOverlappingInputs(m->level, begin, end)) {
-      if (f->number < m->max_file_number && NeedsRewrite(*f)) {
+      if (f->number < m->max_file_number && NeedsRewrite(*f, m->level)) {
         c = versions_->RewriteFile(m->level, f);
         break;
       }

@@ -113,7 +113,7 @@ class DBImpl final : public DB {
   void DeleteObsoleteFiles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordBackgroundError(const absl::Status& s)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool NeedsRewrite(const FileMetaData& f) const;
+  bool NeedsRewrite(const FileMetaData& f, int level) const;
 
   // Publishes mem_/imm_/current version to readers.
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

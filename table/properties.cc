@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "table/block_builder.h"
+#include "util/bloom.h"
 #include "util/coding.h"
 
 namespace sift {
@@ -34,10 +35,6 @@ bool ParseDouble(std::string_view v, double* out) {
   if (!GetFixed64(&v, &bits) || !v.empty()) return false;
   *out = std::bit_cast<double>(bits);
   return true;
-}
-
-const char* LayoutName(FilterLayout layout) {
-  return layout == FilterLayout::kStandard ? "standard" : "blocked";
 }
 
 }  // namespace
@@ -94,7 +91,8 @@ absl::Status DecodeProperties(const Block& block, TableProperties* p) {
     } else if (name == prop::kFpChance) {
       ok = ParseDouble(value, &p->bloom_filter_fp_chance);
     } else if (name == prop::kLayout) {
-      ok = ParseVarint(value, &u) && u <= 1;
+      ok = ParseVarint(value, &u) &&
+           u <= static_cast<uint64_t>(FilterLayout::kRibbon);
       p->filter_layout = static_cast<FilterLayout>(u);
     } else if (name == prop::kProbes) {
       ok = ParseVarint(value, &u) && u <= 1000;
@@ -138,7 +136,8 @@ std::string TableProperties::ToString() const {
     absl::StrAppendFormat(&s, "filter: none (fp chance %g)\n",
                           bloom_filter_fp_chance);
   } else {
-    absl::StrAppendFormat(&s, "filter layout: %s\n", LayoutName(filter_layout));
+    absl::StrAppendFormat(&s, "filter layout: %s\n",
+                          FilterLayoutName(filter_layout));
     absl::StrAppendFormat(&s, "filter fp chance: %g\n", bloom_filter_fp_chance);
     absl::StrAppendFormat(&s, "filter keys: %u\n", filter_num_keys);
     absl::StrAppendFormat(&s, "filter bits per key: %.3f\n",
