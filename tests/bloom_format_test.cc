@@ -264,9 +264,9 @@ TEST(BloomFormatTest, RibbonWorkedExamples) {
   EXPECT_EQ(Hex(std::string_view(two).substr(7 * 16)),
             "02 00 00 00 00 00 00 00 29 bb 53 01 5b aa 5d 7a "
             "00 00 00 00 01 00 00 00 06 00 00 02 7e f1");
-  // Seven words (bits 0..6), each with slot 0 in bit 0 and slot 1 in bit 1.
+  // Seven words (bits 0..6), each with slot 0 in bit 0 and slot 3 in bit 3.
   std::string body;
-  for (const char* first : {"01", "01", "00", "02", "02", "02", "02"}) {
+  for (const char* first : {"01", "01", "00", "08", "08", "08", "08"}) {
     absl::StrAppend(&body, body.empty() ? "" : " ", first,
                     " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
   }
@@ -276,10 +276,10 @@ TEST(BloomFormatTest, RibbonWorkedExamples) {
   const ribbon_internal::Row b = ribbon_internal::RowFor(siftdb, 0, 128);
   EXPECT_EQ(a.start, 0u);
   EXPECT_EQ(b.start, 0u);
-  EXPECT_EQ(static_cast<uint64_t>(a.coeff), 0xc1e2ebc76fe6e06fULL);
-  EXPECT_EQ(static_cast<uint64_t>(a.coeff >> 64), 0x6ad77311d9046e14ULL);
-  EXPECT_EQ(static_cast<uint64_t>(b.coeff), 0x2bf506d6a359fc4dULL);
-  EXPECT_EQ(static_cast<uint64_t>(b.coeff >> 64), 0x34831a7e97d16594ULL);
+  EXPECT_EQ(static_cast<uint64_t>(a.coeff), 0x7c25d49f0b1b13adULL);
+  EXPECT_EQ(static_cast<uint64_t>(a.coeff >> 64), 0x9a21f40adb5795c7ULL);
+  EXPECT_EQ(static_cast<uint64_t>(b.coeff), 0x9de64df34fae3375ULL);
+  EXPECT_EQ(static_cast<uint64_t>(b.coeff >> 64), 0x71740d64761cc3ccULL);
   EXPECT_EQ(Remix(bloom) & 127, 0x7bu);
   EXPECT_EQ(Remix(siftdb) & 127, 0x03u);
   const BloomFilterReader reader(two);
