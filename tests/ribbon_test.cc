@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -283,13 +284,36 @@ TEST(RibbonTest, PolicyBuildsAndReadsRibbon) {
   EXPECT_NEAR(static_cast<double>(hits) / probes / 0.01, 1.0, 0.15);
 }
 
+bool LongTests() {
+  const char* env = std::getenv("SIFT_LONG_TESTS");
+  return env != nullptr && std::string_view(env) == "1";
+}
+
+// SIFT_LONG_TESTS=1: the 10-million-key rows of util/ribbon.h's table.
+TEST(RibbonTest, TenMillionKeys) {
+  if (!LongTests()) GTEST_SKIP() << "set SIFT_LONG_TESTS=1";
+  const uint64_t n = 10000000;
+  for (double p : {0.1, 0.01, 0.001, 0.0001}) {
+    const std::string filter = BuildFilter(Shape::kRandom, 21, n, p);
+    const BloomFilterReader reader(filter);
+    ASSERT_EQ(reader.layout(), FilterLayout::kRibbon);
+    const uint64_t probes = static_cast<uint64_t>(1000 / p);
+    const double fp = MeasureFp(reader, Shape::kRandom, 21, probes);
+    const double bits = 8.0 * static_cast<double>(filter.size()) / n;
+    std::printf(
+        "p=%-7g bits/key %.3f (%.4f x log2(1/p)) model %.5g "
+        "measured %.5g over %llu\n",
+        p, bits, bits / std::log2(1 / p), reader.ExpectedFpRate(), fp,
+        static_cast<unsigned long long>(probes));
+    EXPECT_NEAR(fp / p, 1.0, 0.15) << p;
+    EXPECT_LE(bits, 1.08 * std::log2(1 / p) + 0.1) << p;
+  }
+}
+
 // SIFT_LONG_TESTS=1: failure rate of the first seed by section size at the
 // slack RibbonBlocksFor chooses (the data behind its constants).
 TEST(RibbonTest, SlackKeepsFailuresRare) {
-  const char* env = std::getenv("SIFT_LONG_TESTS");
-  if (env == nullptr || std::string_view(env) != "1") {
-    GTEST_SKIP() << "set SIFT_LONG_TESTS=1";
-  }
+  if (!LongTests()) GTEST_SKIP() << "set SIFT_LONG_TESTS=1";
   uint64_t state = 77;
   for (uint64_t n : {100, 1000, 10000, 100000, 1000000, 10000000}) {
     const int trials = n >= 1000000 ? 10 : 100;

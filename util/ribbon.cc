@@ -26,11 +26,9 @@ constexpr size_t kMagicOffset = 28;
 constexpr uint8_t kRibbonTag = static_cast<uint8_t>(FilterLayout::kRibbon);
 
 // Slots per key: m / n = kSlackBase + kSlackPerDoubling * log2(n), plus
-// kSlackSlots. Fitted to BuildRibbonFilter's own failure rates
-// (RibbonTest.SlackKeepsFailuresRare, SIFT_LONG_TESTS=1): with these, a
-// section fails to band in at most a few percent of attempts from 100 to
-// 10M keys. Larger systems need more slack because an overload anywhere in
-// the band sinks the whole build (the paper's section 4).
+// kSlackSlots; fitted to our own failure rates (util/ribbon.h, "Slack"):
+// a section fails to band in a few percent of attempts at most, from 100
+// to 10M keys.
 constexpr double kSlackBase = 0.98;
 constexpr double kSlackPerDoubling = 0.0036;
 constexpr double kSlackSlots = 16;
