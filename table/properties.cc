@@ -95,7 +95,9 @@ absl::Status DecodeProperties(const Block& block, TableProperties* p) {
            u <= static_cast<uint64_t>(FilterLayout::kRibbon);
       p->filter_layout = static_cast<FilterLayout>(u);
     } else if (name == prop::kProbes) {
-      ok = ParseVarint(value, &u) && u <= 1000;
+      // Probes beyond what a filter may hold mean a damaged property.
+      ok =
+          ParseVarint(value, &u) && u <= static_cast<uint64_t>(kBloomMaxProbes);
       p->filter_num_probes = static_cast<uint32_t>(u);
     } else if (name == prop::kCompression) {
       ok = ParseVarint(value, &u) && u <= 1;
