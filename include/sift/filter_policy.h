@@ -67,7 +67,7 @@ class FilterPolicy {
   // Cost: about 9.6 bits per key at 0.01 (kStandard); kBlocked needs +1% to
   // +15% more for p from 0.1 to 0.0001 in exchange for one cache miss per
   // query instead of up to k. kRibbon needs about 1.04 to 1.07 * log2(1/p)
-  // (7.0 to 7.2 bits per key at 0.01) but builds about 3x slower; for fewer
+  // (7.0 to 7.2 bits per key at 0.01) but builds about 2x slower; for fewer
   // than about 250 keys (at 0.01), where it would not be smaller, it builds
   // kBlocked.
   static absl::StatusOr<std::unique_ptr<const FilterPolicy>> Create(

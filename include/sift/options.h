@@ -25,13 +25,13 @@ enum class FilterLayout : uint8_t {
   // cache miss. Needs a few percent more bits for the same false-positive
   // chance (chosen from the layout's own model so the measured rate meets it).
   kBlocked = 1,
-  // A Ribbon filter (util/ribbon.h): about 1.05 * log2(1/p) bits per key
-  // against kBlocked's 1.5 to 1.7 *: 28% to 37% less memory for the same
-  // false-positive chance, but about 3x the build time and a probe that
-  // reads two to four cache lines instead of one. Where it would not be
-  // smaller (below about 250 keys at p = 0.01) or fails to build, a kBlocked
-  // filter is
-  // written instead; see also Options::bloom_before_level.
+  // A Ribbon filter (util/ribbon.h): about 1.07 * log2(1/p) bits per key
+  // against kBlocked's 1.5 to 1.7 *: 25% to 36% less memory for the same
+  // false-positive chance, but about 2x the build time, a cached probe 2x to
+  // 3x slower, and two to four cache lines read per probe, not one. Where it
+  // would not be smaller (below about 250 keys at p = 0.01) or fails to
+  // build, a kBlocked filter is written instead; see also
+  // Options::bloom_before_level.
   kRibbon = 2,
 };
 
@@ -154,12 +154,14 @@ struct Options {
 
   // With filter_layout = kRibbon: files written by a flush (counted as
   // level 0, wherever the flush places them) and by compactions into levels
-  // below this one get kBlocked filters; deeper levels get kRibbon. Upper
-  // levels hold few keys for a short while, so Ribbon's saving there is
-  // small, while its slower build delays flushes (and so writes). 0 means
+  // below this one get kBlocked filters; deeper levels get kRibbon. 0 means
   // Ribbon everywhere. Ignored for other layouts. Must be >= 0.
-  // Default: 1 (Bloom for flushes and level 0; RocksDB's default is to use
-  // Bloom for flushes only).
+  // Default: 1, Bloom for flushes only (level 0 holds nothing else), as in
+  // RocksDB's default. Measured (util/ribbon.h): Ribbon builds about 2x
+  // slower per key and a cached probe costs 2x to 3x, while level 0 holds a
+  // small share of the keys for a short while and a flush is on the write
+  // path; deeper levels hold most keys for long, where Ribbon saves 28% of
+  // filter memory at p = 0.01.
   int bloom_before_level = 1;
 
   // ---- Caching ----------------------------------------------------------
