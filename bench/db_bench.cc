@@ -29,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "util/bloom.h"
 
 namespace sift::bench {
 namespace {
@@ -128,10 +129,8 @@ void PrintHeader(const BenchConfig& c) {
   if (p >= 1) {
     std::printf("Filter:     none (fp chance 1)\n");
   } else {
-    std::printf("Filter:     %s Bloom, fp chance %g",
-                c.options.filter_layout == FilterLayout::kBlocked ? "blocked"
-                                                                  : "standard",
-                p);
+    std::printf("Filter:     %s, fp chance %g",
+                FilterLayoutName(c.options.filter_layout), p);
     if (c.bloom_bits > 0) {
       std::printf(" (from --bloom_bits=%g: a standard Bloom filter's rate)",
                   c.bloom_bits);

@@ -31,7 +31,7 @@ bool Compaction::IsTrivialMove(const Options& options) const {
   }
   // A move keeps the old filter: only if it was built the way new files
   // would be.
-  return FilterIsCurrent(*inputs_[0][0]->facts, options);
+  return FilterIsCurrent(*inputs_[0][0]->facts, options, output_level_);
 }
 
 void Compaction::AddInputDeletions(VersionEdit* edit) const {

@@ -105,8 +105,9 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
     newer_seq = parsed.sequence;
     if (drop) continue;
     if (out == nullptr) {
-      auto created = OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
-                                        ctx.new_file_number());
+      auto created =
+          OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
+                             ctx.new_file_number(), c->output_level());
       if (!created.ok()) {
         status = created.status();
         break;

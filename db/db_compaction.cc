@@ -100,7 +100,7 @@ absl::Status DBImpl::BackgroundCompaction() {
   return DoCompaction(std::move(c));
 }
 
-bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
+bool DBImpl::NeedsRewrite(const FileMetaData& f, int level) const {
   const FileFacts& facts = *f.facts;
   if (facts.num_deletions > 0) return true;
   // More entries than distinct keys: older versions, kept for snapshots
@@ -110,7 +110,7 @@ bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
       facts.num_entries > facts.filter.num_keys) {
     return true;
   }
-  return !FilterIsCurrent(facts, options_);
+  return !FilterIsCurrent(facts, options_, level);
 }
 
 absl::Status DBImpl::ManualCompactionStep() {
@@ -132,7 +132,7 @@ absl::Status DBImpl::ManualCompactionStep() {
   } else {
     for (const auto& f :
          versions_->current()->GetOverlappingInputs(m->level, begin, end)) {
-      if (f->number < m->max_file_number && NeedsRewrite(*f)) {
+      if (f->number < m->max_file_number && NeedsRewrite(*f, m->level)) {
         c = versions_->RewriteFile(m->level, f);
         break;
       }

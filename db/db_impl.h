@@ -124,7 +124,7 @@ class DBImpl final : public DB {
   absl::Status RunManual(int level, bool rewrite,
                          std::optional<std::string_view> begin,
                          std::optional<std::string_view> end);
-  bool NeedsRewrite(const FileMetaData& f) const;
+  bool NeedsRewrite(const FileMetaData& f, int level) const;
 
   // Publishes mem_/imm_/current version to readers.
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

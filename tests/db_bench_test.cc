@@ -135,7 +135,7 @@ TEST_F(DbBenchTest, BadFlagValuesExitOne) {
            "--bloom_filter_fp_chance=0",
            "--bloom_filter_fp_chance=1.5",
            "--compression_type=zlib",
-           "--filter_layout=ribbon",
+           "--filter_layout=cuckoo",
            "--key_size=4",
            "--num=0",
            "--threads=0",

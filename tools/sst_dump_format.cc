@@ -59,10 +59,6 @@ std::string InternalKeyText(std::string_view ikey) {
 
 namespace {
 
-const char* LayoutText(FilterLayout layout) {
-  return layout == FilterLayout::kBlocked ? "blocked" : "standard";
-}
-
 std::string Average(uint64_t total, uint64_t n) {
   return absl::StrFormat(
       "%.6f",
@@ -83,8 +79,8 @@ void AppendFilter(const Table& table, std::string* s) {
   }
   const BloomFilterReader& f = table.filter();
   line("filter policy name",
-       absl::StrCat("sift.bloom.", LayoutText(p.filter_layout)));
-  line("filter layout", LayoutText(p.filter_layout));
+       absl::StrCat("sift.bloom.", FilterLayoutName(p.filter_layout)));
+  line("filter layout", FilterLayoutName(p.filter_layout));
   line("filter fp chance", absl::StrFormat("%g", p.bloom_filter_fp_chance));
   line("# entries for filter", p.filter_num_keys);
   line("filter bits per key", absl::StrFormat("%.3f", p.filter_bits_per_key));
@@ -95,7 +91,7 @@ void AppendFilter(const Table& table, std::string* s) {
     // this file's filter should give, whatever the options were.
     line("filter expected fp rate",
          absl::StrFormat("%.6g (%s model, %.3f bits/key, %d probes)",
-                         f.ExpectedFpRate(), LayoutText(f.layout()),
+                         f.ExpectedFpRate(), FilterLayoutName(f.layout()),
                          f.bits_per_key(), f.num_probes()));
     line("filter status", "ok");
   } else {
