@@ -241,6 +241,7 @@ absl::Status DBImpl::RunManual(int level, bool rewrite,
 
 absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
                                   std::optional<std::string_view> end) {
+  if (read_only_) return ReadOnlyError("CompactRange");
   RETURN_IF_ERROR(Flush());
   int max_level = 0;
   {
@@ -267,6 +268,7 @@ absl::Status DBImpl::Flush() {
 }
 
 absl::Status DBImpl::WaitForCompaction() {
+  if (read_only_) return absl::OkStatus();  // no background thread runs
   MutexLock l(&mu_);
   while ((HasBackgroundWork() || bg_running_) && bg_error_.ok()) {
     bg_cv_.Wait(&mu_);

@@ -55,6 +55,7 @@ absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 }
 
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  if (read_only_) return ReadOnlyError(batch == nullptr ? "Flush" : "Write");
   Writer w(batch, options.sync);
   MutexLock l(&mu_);
   writers_.push_back(&w);
