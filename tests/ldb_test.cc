@@ -99,6 +99,10 @@ TEST_F(LdbTest, DataCommandsPrintRocksDbLines) {
   EXPECT_EQ(LdbDb("scan --from=b --to=c").out, "b : 2\n");
   EXPECT_EQ(LdbDb("dump --from=b").out, "b ==> 2\nc ==> 3\nKeys in range: 2\n");
   EXPECT_EQ(LdbDb("scan --max_keys=2").out, "a : 1\nb : 2\n");
+  EXPECT_EQ(LdbDb("scan --no_value").out, "a\nb\nc\n");
+  EXPECT_EQ(LdbDb("--column_family=default get a").out, "1\n");
+  EXPECT_EQ(LdbDb("list_column_families").out,
+            "Column families in " + db_ + ": \n{default}\n");
   EXPECT_EQ(LdbDb("dump --max_keys=0").out, "Keys in range: 0\n");
 
   r = LdbDb("delete b");
@@ -161,6 +165,8 @@ TEST_F(LdbTest, ReadOnlyCommandsLeaveTheDirectoryByteIdentical) {
       "dump --count_only",
       "approxsize --from=key000010 --to=key000100",
       "get_property sift.levels",
+      "list_column_families",
+      "scan --no_value",
       "manifest_dump",
       "manifest_dump --verbose",
       "dump_wal --walfile=" + logs[0] + " --print_value --header",
@@ -229,6 +235,7 @@ TEST_F(LdbTest, BadInputIsOneLineNonZeroAndTouchesNothing) {
       "--db=" + db_ + " --key_hex scan --from=61",
       "--db=" + db_ + " scan --max_keys=x",
       "--db=" + db_ + " dump --max_keys=-1",
+      "--db=" + db_ + " --column_family=cf1 get a",
       "get a",  // no --db
       "dump_wal",
       "dump_wal --walfile=" + missing + "/000001.log",
@@ -248,7 +255,7 @@ TEST_F(LdbTest, BadInputIsOneLineNonZeroAndTouchesNothing) {
        {"get a", "put a b", "delete a", "batchput a b", "scan", "dump",
         "approxsize", "compact", "checkconsistency", "manifest_dump",
         "dump_live_files", "list_live_files_metadata",
-        "get_property sift.levels"}) {
+        "get_property sift.levels", "list_column_families"}) {
     CommandResult r = Ldb(absl::StrCat("--db=", missing, " ", c));
     EXPECT_EQ(r.exit_code, 1) << c;
     EXPECT_EQ(r.err.rfind("Failed: ", 0), 0u) << c << ": " << r.err;

@@ -41,86 +41,36 @@ struct CommandInfo {
 };
 
 const std::vector<CommandInfo>& Commands() {
+  // One command per line reads as the table it is.
+  // clang-format off
   static const std::vector<CommandInfo> kCommands = {
-      {"put",
-       "<key> <value> [--create_if_missing]",
-       false,
-       true,
-       {"create_if_missing"},
-       2,
-       2,
-       Put},
+      {"put", "<key> <value> [--create_if_missing]", false, true,
+       {"create_if_missing"}, 2, 2, Put},
       {"get", "<key>", false, true, {}, 1, 1, Get},
-      {"batchput",
-       "<key> <value> [<key> <value>] [..] [--create_if_missing]",
-       false,
-       true,
-       {"create_if_missing"},
-       2,
-       -1,
-       BatchPut},
-      {"scan",
-       "[--from=<key>] [--to=<key>] [--max_keys=<N>]",
-       false,
-       true,
-       {"from=", "to=", "max_keys="},
-       0,
-       0,
-       Scan},
+      {"batchput", "<key> <value> [<key> <value>] [..] [--create_if_missing]",
+       false, true, {"create_if_missing"}, 2, -1, BatchPut},
+      {"scan", "[--from=<key>] [--to=<key>] [--max_keys=<N>] [--no_value]",
+       false, true, {"from=", "to=", "max_keys=", "no_value"}, 0, 0, Scan},
       {"delete", "<key>", false, true, {}, 1, 1, Delete},
-      {"approxsize",
-       "[--from=<key>] [--to=<key>]",
-       false,
-       true,
-       {"from=", "to="},
-       0,
-       0,
-       ApproxSize},
+      {"approxsize", "[--from=<key>] [--to=<key>]", false, true,
+       {"from=", "to="}, 0, 0, ApproxSize},
       {"checkconsistency", "", false, true, {}, 0, 0, CheckConsistency},
       {"dump_wal",
-       "--walfile=<write_ahead_log_file_path> [--header] "
-       "[--print_value]",
-       true,
-       false,
-       {"walfile=", "header", "print_value"},
-       0,
-       0,
-       DumpWal},
-      {"compact",
-       "[--from=<key>] [--to=<key>]",
-       true,
-       true,
-       {"from=", "to="},
-       0,
-       0,
-       Compact},
-      {"dump",
-       "[--from=<key>] [--to=<key>] [--max_keys=<N>] [--count_only]",
-       true,
-       true,
-       {"from=", "to=", "max_keys=", "count_only"},
-       0,
-       0,
-       Dump},
-      {"manifest_dump",
-       "[--verbose] [--path=<path_to_manifest_file>]",
-       true,
-       false,
-       {"verbose", "path="},
-       0,
-       0,
-       ManifestDump},
+       "--walfile=<write_ahead_log_file_path> [--header] [--print_value]",
+       true, false, {"walfile=", "header", "print_value"}, 0, 0, DumpWal},
+      {"compact", "[--from=<key>] [--to=<key>]", true, true,
+       {"from=", "to="}, 0, 0, Compact},
+      {"dump", "[--from=<key>] [--to=<key>] [--max_keys=<N>] [--count_only]",
+       true, true, {"from=", "to=", "max_keys=", "count_only"}, 0, 0, Dump},
+      {"manifest_dump", "[--verbose] [--path=<path_to_manifest_file>]", true,
+       false, {"verbose", "path="}, 0, 0, ManifestDump},
       {"get_property", "<property_name>", true, true, {}, 1, 1, GetProperty},
+      {"list_column_families", "", true, true, {}, 0, 0, ListColumnFamilies},
       {"dump_live_files", "", true, true, {}, 0, 0, DumpLiveFiles},
-      {"list_live_files_metadata",
-       "[--sort_by_filename]",
-       true,
-       true,
-       {"sort_by_filename"},
-       0,
-       0,
-       ListLiveFilesMetadata},
+      {"list_live_files_metadata", "[--sort_by_filename]", true, true,
+       {"sort_by_filename"}, 0, 0, ListLiveFilesMetadata},
   };
+  // clang-format on
   return kCommands;
 }
 
@@ -134,6 +84,7 @@ std::string Usage() {
       "  --key_hex : Keys are input/output as hex (0x6B6579)\n"
       "  --value_hex : Values are input/output as hex\n"
       "  --hex : Both keys and values are input/output as hex\n\n"
+      "  --column_family=default : the only column family siftdb has\n\n"
       "Read-only commands (get, scan, dump, approxsize, get_property,\n"
       "manifest_dump, dump_wal, dump_live_files, list_live_files_metadata,\n"
       "checkconsistency) take no lock and never write to the database.\n";
@@ -189,7 +140,7 @@ absl::Status Check(const Args& a, const CommandInfo& c) {
   for (const std::string& f : a.flags) {
     const bool global = f == "hex" || f == "key_hex" || f == "value_hex";
     if (global || accepts(f)) continue;
-    if (f == "db" || accepts(f + "=")) {
+    if (f == "db" || f == "column_family" || accepts(f + "=")) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", f, " needs a value (--", f, "=...)"));
     }
@@ -198,6 +149,12 @@ absl::Status Check(const Args& a, const CommandInfo& c) {
   }
   for (const auto& [name, value] : a.options) {
     if (name == "db" || accepts(name + "=")) continue;
+    if (name == "column_family") {
+      if (value == "default") continue;
+      return absl::NotFoundError(
+          absl::StrCat("Non-existing column family ", value,
+                       " (siftdb has only the default one)"));
+    }
     if (accepts(name) || name == "hex" || name == "key_hex" ||
         name == "value_hex") {
       return absl::InvalidArgumentError(absl::StrCat(

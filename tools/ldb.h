@@ -72,6 +72,7 @@ absl::Status Scan(const Args& args);
 absl::Status Dump(const Args& args);
 absl::Status Compact(const Args& args);
 absl::Status GetProperty(const Args& args);
+absl::Status ListColumnFamilies(const Args& args);
 absl::Status CheckConsistency(const Args& args);
 
 // ---- the MANIFEST and its files (ldb_files.cc)

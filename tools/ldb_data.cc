@@ -126,9 +126,12 @@ absl::Status BatchPut(const Args& a) {
 
 absl::Status Scan(const Args& a) {
   ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  const bool no_value = a.Flag("no_value");
   return ForEachInRange(
-      a, db.get(), [&a](std::string_view k, std::string_view v) {
-        Print(absl::StrCat(KeyOut(a, k), " : ", ValueOut(a, v), "\n"));
+      a, db.get(), [&](std::string_view k, std::string_view v) {
+        Print(no_value
+                  ? absl::StrCat(KeyOut(a, k), "\n")
+                  : absl::StrCat(KeyOut(a, k), " : ", ValueOut(a, v), "\n"));
       });
 }
 
@@ -164,6 +167,12 @@ absl::Status GetProperty(const Args& a) {
     return absl::NotFoundError(absl::StrCat("failed to get property: ", name));
   }
   std::printf("%s: %s\n", name.c_str(), value->c_str());
+  return absl::OkStatus();
+}
+
+absl::Status ListColumnFamilies(const Args& a) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  std::printf("Column families in %s: \n{default}\n", a.db.c_str());
   return absl::OkStatus();
 }
 
