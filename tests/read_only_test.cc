@@ -261,6 +261,29 @@ TEST_F(ReadOnlyTest, EveryOpenBesideABusyWriterSeesAPrefix) {
   EXPECT_EQ(writer.Stop(), 0);
 }
 
+TEST_F(ReadOnlyTest, TornLogTailIsDroppedInMemoryAndLeftOnDisk) {
+  Fill();
+  std::string log;
+  for (const auto& [name, bytes] : test::SnapshotDir(path_)) {
+    if (name.ends_with(".log") && !bytes.empty()) log = path_ + "/" + name;
+  }
+  ASSERT_FALSE(log.empty());
+  // Cut into the last record: Fill's Delete of key 5.
+  std::filesystem::resize_file(log, std::filesystem::file_size(log) - 3);
+  const test::DirSnapshot before = test::SnapshotDir(path_);
+  {
+    auto db = DB::OpenForReadOnly(options_, path_);
+    ASSERT_TRUE(db.ok()) << db.status();
+    std::string value;
+    ASSERT_TRUE((*db)->Get(ReadOptions(), Key(5), &value).ok());
+    EXPECT_EQ(value, Value(5));
+    ASSERT_TRUE((*db)->Get(ReadOptions(), Key(299), &value).ok());
+  }
+  // A writable open would rewrite the log's contents into a table; a
+  // read-only one leaves the torn bytes for that open to see.
+  EXPECT_EQ(test::DescribeDirChanges(before, test::SnapshotDir(path_)), "");
+}
+
 TEST_F(ReadOnlyTest, MissingTableIsDataLossAndNothingIsTouched) {
   Fill();
   for (const auto& [name, bytes] : test::SnapshotDir(path_)) {
