@@ -125,6 +125,32 @@ TEST_F(LdbTest, DataCommandsPrintRocksDbLines) {
   EXPECT_EQ(LdbDb("dump").out, "a ==> 1\nc ==> 3\nKeys in range: 2\n");
 }
 
+TEST_F(LdbTest, DumpThenLoadCopiesADatabase) {
+  Fill(500);
+  ASSERT_EQ(LdbDb("--hex batchput 0x00FF 0x0A00").exit_code, 0);
+  const std::string ldb = test::ToolPath("ldb");
+  const std::string copy = dir_ + "/copy";
+  CommandResult r = test::RunCommand(
+      // In parentheses: RunCommand's "</dev/null" is for the whole pipe.
+      absl::StrCat("(", ldb, " --db=", db_, " --hex dump | ", ldb, " --db=",
+                   copy, " --hex --create_if_missing --compact load)"),
+      scratch_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  const std::string original = LdbDb("--hex scan").out;
+  EXPECT_EQ(CountOf(original, "\n"), 501);
+  EXPECT_EQ(Ldb("--db=" + copy + " --hex scan").out, original);
+
+  r = test::RunCommand(
+      absl::StrCat("(printf '0x61 ==> 0x62\\nnot a line\\n0xZZ ==> 0x00\\n"
+                   "Keys in range: 1\\n' | ",
+                   ldb, " --db=", copy, " --hex load)"),
+      scratch_);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Warning: 2 bad lines ignored.\n");
+  EXPECT_EQ(Ldb("--db=" + copy + " get a").out, "b\n");
+}
+
 TEST_F(LdbTest, HexRoundTripsInAndOut) {
   // A key with NUL and 0xFF, a value with a newline and NUL.
   CommandResult r = LdbDb("--create_if_missing --hex put 0x00FF 0x0A00");

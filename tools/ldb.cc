@@ -62,6 +62,8 @@ const std::vector<CommandInfo>& Commands() {
        {"from=", "to="}, 0, 0, Compact},
       {"dump", "[--from=<key>] [--to=<key>] [--max_keys=<N>] [--count_only]",
        true, true, {"from=", "to=", "max_keys=", "count_only"}, 0, 0, Dump},
+      {"load", "[--create_if_missing] [--compact]  (reads dump's lines from stdin)",
+       true, true, {"create_if_missing", "compact"}, 0, 0, Load},
       {"manifest_dump", "[--verbose] [--path=<path_to_manifest_file>]", true,
        false, {"verbose", "path="}, 0, 0, ManifestDump},
       {"get_property", "<property_name>", true, true, {}, 1, 1, GetProperty},

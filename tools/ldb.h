@@ -70,6 +70,7 @@ absl::Status Delete(const Args& args);
 absl::Status BatchPut(const Args& args);
 absl::Status Scan(const Args& args);
 absl::Status Dump(const Args& args);
+absl::Status Load(const Args& args);
 absl::Status Compact(const Args& args);
 absl::Status GetProperty(const Args& args);
 absl::Status ListColumnFamilies(const Args& args);

@@ -2,6 +2,7 @@
 // only read open the database with DB::OpenForReadOnly.
 
 #include <cstdio>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -147,6 +148,38 @@ absl::Status Dump(const Args& a) {
         }
       }));
   std::printf("Keys in range: %llu\n", static_cast<unsigned long long>(count));
+  return absl::OkStatus();
+}
+
+absl::Status Load(const Args& a) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  // dump's lines back in: "key ==> value", hex as the flags say; its
+  // closing "Keys in range:" line is skipped, other lines are counted.
+  uint64_t bad_lines = 0;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    const size_t arrow = line.find(" ==> ");
+    if (arrow == std::string::npos) {
+      if (line.rfind("Keys in range:", 0) != 0) ++bad_lines;
+      continue;
+    }
+    absl::StatusOr<std::string> key = KeyArg(a, line.substr(0, arrow));
+    absl::StatusOr<std::string> value = ValueArg(a, line.substr(arrow + 5));
+    if (!key.ok() || !value.ok()) {
+      ++bad_lines;
+      continue;
+    }
+    absl::Status s = db->Put(WriteOptions(), *key, *value);
+    if (!s.ok()) return Failed("Load", s);
+  }
+  if (bad_lines > 0) {
+    std::printf("Warning: %llu bad lines ignored.\n",
+                static_cast<unsigned long long>(bad_lines));
+  }
+  if (a.Flag("compact")) {
+    absl::Status s = db->CompactRange(std::nullopt, std::nullopt);
+    if (!s.ok()) return Failed("Compaction", s);
+  }
   return absl::OkStatus();
 }
 
