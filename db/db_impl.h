@@ -6,7 +6,7 @@
 //   db_read_only.cc   DB::OpenForReadOnly
 //   db_properties.cc  GetProperty and statistics text
 //
-// Concurrency (DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
+// Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
 // thread flushes and compacts. Readers take the current ReadView (memtable,
 // immutable memtable, Version) under the small view_mu_ and then read with
@@ -45,6 +45,12 @@ struct ReadView {
   std::shared_ptr<MemTable> mem;
   std::shared_ptr<MemTable> imm;  // null when no flush is pending
   std::shared_ptr<const Version> version;
+};
+
+// The user keys a compaction's inputs span, and its output level.
+struct CompactionRange {
+  int output_level = 0;
+  std::string smallest, largest;
 };
 
 // Checks every field DB::Open uses; InvalidArgument names the field.
@@ -86,6 +92,8 @@ class DBImpl final : public DB {
 
   // ---- recovery.cc
   absl::Status Recover(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CreateNewDatabase() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status NoDatabaseError() const;
   absl::Status RecoverLogFile(uint64_t number, VersionEdit* edit,
                               SequenceNumber* max_sequence)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -158,6 +166,11 @@ class DBImpl final : public DB {
   // Table files being written, not yet in a Version: never deleted.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
   ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // The compaction running without the mutex, if any. A memtable flushed
+  // meanwhile must not land at its output level inside its range:
+  // installing the compaction would then find two overlapping files at
+  // one level.
+  std::optional<CompactionRange> running_compaction_ ABSL_GUARDED_BY(mu_);
   bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   // Sticky: once a flush, compaction or WAL write fails, writes stop.

@@ -1,4 +1,5 @@
-// Crash loops (issue #8, "Crash loop").
+// Crash loops: a DB killed at random points must reopen with every
+// acknowledged write.
 //
 // ProcessCrash: a forked child opens a real POSIX DB with a small memtable
 // (so flushes and compactions run); one to three writer threads (so group
@@ -41,10 +42,10 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/expected_state.h"
+#include "tests/testutil/fault_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
-#include "util/fault_env.h"
 #include "util/random.h"
 
 namespace sift {
@@ -66,6 +67,7 @@ Options CrashOptions() {
   Options o;
   o.create_if_missing = true;
   o.write_buffer_size = 64 << 10;
+  o.max_bytes_for_level_base = 10 * o.write_buffer_size;
   o.max_file_size = 64 << 10;
   o.level0_compaction_trigger = 2;
   o.block_size = 1024;
@@ -334,6 +336,7 @@ class MachineCrashTest : public ::testing::TestWithParam<bool> {
     options_ = CrashOptions();
     options_.env = &env_;
     options_.write_buffer_size = 16 << 10;
+    options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
     options_.max_file_size = 16 << 10;
     sync_.sync = true;
   }

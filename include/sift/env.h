@@ -31,9 +31,6 @@ class SequentialFile {
   // REQUIRES: scratch holds at least n bytes and outlives the use of *result.
   virtual absl::Status Read(size_t n, std::string_view* result,
                             char* scratch) = 0;
-
-  // Skips n bytes; skipping past the end stops at the end.
-  virtual absl::Status Skip(uint64_t n) = 0;
 };
 
 // A file read at offsets. Safe for concurrent use by several threads.
@@ -81,11 +78,18 @@ class Env {
       const std::string& path) = 0;
   virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) = 0;
+  // Like NewRandomAccessFile, but the file may be read through a shared
+  // memory map (Options::allow_mmap_reads): a read is then a pointer into
+  // the map, and an I/O error on a mapped page raises SIGBUS instead of
+  // returning an error. The POSIX env maps the file (up to a budget of
+  // mappings); the default, which every EnvWrapper keeps, calls
+  // NewRandomAccessFile, so a wrapped env never maps.
+  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>>
+  NewMappedRandomAccessFile(const std::string& path) {
+    return NewRandomAccessFile(path);
+  }
   // Creates the file, or truncates it if it exists.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
-      const std::string& path) = 0;
-  // Opens the file for appending, creating it if missing.
-  virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& path) = 0;
 
   virtual bool FileExists(const std::string& path) = 0;
@@ -131,10 +135,6 @@ class EnvWrapper : public Env {
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) override {
     return target_->NewWritableFile(path);
-  }
-  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
-      const std::string& path) override {
-    return target_->NewAppendableFile(path);
   }
   bool FileExists(const std::string& path) override {
     return target_->FileExists(path);
