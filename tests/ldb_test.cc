@@ -324,16 +324,19 @@ TEST_F(LdbTest, ManifestDumpShowsLevelsFilesKeyRangesAndFilters) {
             std::string::npos);
   // Each table with its number, size, key range and filter.
   const std::string filter =
-      R"(filter: blocked, fp chance 0\.01, [0-9.]+ bits/key, \d+ probes, )";
+      R"(filter: blocked, fp chance 0\.01, [0-9.]+ bits/key, )";
   EXPECT_TRUE(std::regex_search(
-      r.out, std::regex(R"( \d+:\d+\['key000000' seq:1, type:1 \.\. )"
-                        R"('key000150' seq:151, type:1\] )" +
-                        filter + "151 keys\n")))
+      r.out,
+      std::regex(R"( \d+:\d+\[1 \.\. 151\]\['key000000' seq:1, type:1 \.\. )"
+                 R"('key000150' seq:151, type:1\] entries 151, deletions 0, )" +
+                 filter + "151 keys\n")))
       << r.out;
   EXPECT_TRUE(std::regex_search(
-      r.out, std::regex(R"( \d+:\d+\['key000151' seq:152, type:1 \.\. )"
-                        R"('key000299' seq:300, type:1\] )" +
-                        filter + "149 keys\n")))
+      r.out,
+      std::regex(R"( \d+:\d+\[152 \.\. 300\]\['key000151' seq:152, type:1 )"
+                 R"(\.\. 'key000299' seq:300, type:1\] entries 149, )"
+                 R"(deletions 0, )" +
+                 filter + "149 keys\n")))
       << r.out;
   EXPECT_TRUE(std::regex_search(
       r.out, std::regex(R"(next_file_number \d+ last_sequence 300\n$)")));

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "db/dbformat.h"
+#include "db/file_meta.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
 #include "db/version_edit.h"
@@ -137,18 +138,60 @@ std::string KeyText(std::string_view ikey, bool hex) {
                       ", type:", static_cast<int>(k.type));
 }
 
-// The filter facts the table records about itself (table/FORMAT.md).
-std::string FilterText(const std::string& table_path) {
-  absl::StatusOr<sst_dump::SstFile> f = sst_dump::OpenSst(table_path);
-  if (!f.ok())
-    return absl::StrCat("table unreadable: ", StatusText(f.status()));
-  const TableProperties& p = f->table->properties();
-  if (p.filter_size == 0) return "filter: none";
-  return absl::StrFormat(
-      "filter: %s, fp chance %g, %.2f bits/key, %u probes, %u keys%s",
-      p.filter_layout == FilterLayout::kBlocked ? "blocked" : "standard",
-      p.bloom_filter_fp_chance, p.filter_bits_per_key, p.filter_num_probes,
-      p.filter_num_keys, f->table->has_filter() ? "" : " (damaged: unused)");
+const char* LayoutName(FilterLayout layout) {
+  return layout == FilterLayout::kBlocked ? "blocked" : "standard";
+}
+
+std::string FilterFactsText(const FilterFacts& f) {
+  if (f.fp_chance >= 1.0) return "none";
+  return absl::StrFormat("%s, fp chance %g, %.2f bits/key, %u keys",
+                         LayoutName(f.layout), f.fp_chance, f.bits_per_key,
+                         f.num_keys);
+}
+
+// What the MANIFEST says about a file beyond its key range (db/FORMAT.md,
+// "File facts"). A format-1 MANIFEST has no facts: then the table's own
+// properties say what its filter is.
+std::string FactsText(const FileMetaData& f, const std::string& dir) {
+  if (f.facts.has_value()) {
+    const FileFacts& x = *f.facts;
+    std::string s =
+        absl::StrCat("entries ", x.num_entries, ", deletions ", x.num_deletions,
+                     ", filter: ", FilterFactsText(x.filter));
+    if (x.replacement.has_value()) {
+      absl::StrAppend(&s, ", replacement filter ", x.replacement->number, " (",
+                      x.replacement->size,
+                      " bytes): ", FilterFactsText(x.replacement->filter));
+    }
+    return s;
+  }
+  absl::StatusOr<sst_dump::SstFile> t =
+      sst_dump::OpenSst(TableFileName(dir, f.number));
+  if (!t.ok()) {
+    return absl::StrCat("table unreadable: ", StatusText(t.status()));
+  }
+  const TableProperties& p = t->table->properties();
+  std::string s = absl::StrCat("entries ", p.num_entries, ", deletions ",
+                               p.num_deletions, ", filter: ");
+  if (p.filter_size == 0) return s + "none";
+  return s + absl::StrFormat(
+                 "%s, fp chance %g, %.2f bits/key, %u probes, %u keys%s",
+                 LayoutName(p.filter_layout), p.bloom_filter_fp_chance,
+                 p.filter_bits_per_key, p.filter_num_probes, p.filter_num_keys,
+                 t->table->has_filter() ? "" : " (damaged: unused)");
+}
+
+// RocksDB's file line: " number:size[smallest seq .. largest seq]
+// [smallest key .. largest key]", then siftdb's facts.
+std::string FileText(const FileMetaData& f, const std::string& dir, bool hex) {
+  std::string s = absl::StrCat(" ", f.number, ":", f.file_size);
+  if (f.facts.has_value()) {
+    absl::StrAppend(&s, "[", f.facts->smallest_seq, " .. ",
+                    f.facts->largest_seq, "]");
+  }
+  absl::StrAppend(&s, "[", KeyText(f.smallest, hex), " .. ",
+                  KeyText(f.largest, hex), "] ", FactsText(f, dir), "\n");
+  return s;
 }
 
 std::string ManifestText(const Manifest& m, bool verbose, bool hex) {
@@ -165,12 +208,7 @@ std::string ManifestText(const Manifest& m, bool verbose, bool hex) {
       m.has_comparator ? "sift.BytewiseComparator" : "<NO COMPARATOR>", "\n");
   for (int level = 0; level < config::kNumLevels; ++level) {
     absl::StrAppend(&s, "--- level ", level, " --- version# 1 ---\n");
-    for (const auto& f : m.levels[level]) {
-      absl::StrAppend(&s, " ", f->number, ":", f->file_size, "[",
-                      KeyText(f->smallest, hex), " .. ",
-                      KeyText(f->largest, hex), "] ",
-                      FilterText(TableFileName(m.dir, f->number)), "\n");
-    }
+    for (const auto& f : m.levels[level]) s += FileText(*f, m.dir, hex);
   }
   absl::StrAppend(&s, "next_file_number ", m.next_file_number,
                   " last_sequence ", m.last_sequence, "\n");
