@@ -107,6 +107,7 @@ absl::Status DBImpl::Flush() {
 }
 
 absl::Status DBImpl::WaitForCompaction() {
+  if (read_only_) return absl::OkStatus();  // no background thread runs
   MutexLock l(&mu_);
   while ((HasBackgroundWork() || bg_running_) && bg_error_.ok()) {
     bg_cv_.Wait(&mu_);

@@ -180,6 +180,7 @@ absl::Status DBImpl::RunManual(int level, bool rewrite,
 
 absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
                                   std::optional<std::string_view> end) {
+  if (read_only_) return ReadOnlyError("CompactRange");
   RETURN_IF_ERROR(Flush());
   int max_level = 0;
   {

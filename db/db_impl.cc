@@ -96,7 +96,7 @@ absl::StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options,
   return db;
 }
 
-DBImpl::DBImpl(const Options& options, std::string dbname)
+DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only)
     : options_([&] {
         Options o = options;
         if (o.env == nullptr) o.env = Env::Default();
@@ -104,6 +104,7 @@ DBImpl::DBImpl(const Options& options, std::string dbname)
       }()),
       dbname_(std::move(dbname)),
       env_(options_.env),
+      read_only_(read_only),
       block_cache_(std::make_unique<BlockCache>(options_.block_cache_capacity)),
       table_cache_(std::make_unique<TableCache>(
           dbname_, env_, options_.max_open_files, block_cache_.get(),

@@ -4,6 +4,7 @@
 //   db_background.cc  the background thread: flush, cleanup
 //   db_compaction.cc  compactions: automatic, manual, installing results
 //   recovery.cc       recovery from MANIFEST and WAL at Open
+//   db_read_only.cc   DB::OpenForReadOnly
 //   db_properties.cc  GetProperty and statistics text
 //
 // Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
@@ -58,11 +59,15 @@ absl::Status ValidateOptions(const Options& options);
 
 class DBImpl final : public DB {
  public:
-  DBImpl(const Options& options, std::string dbname);
+  // A read_only DB takes no lock and writes nothing (DB::OpenForReadOnly).
+  DBImpl(const Options& options, std::string dbname, bool read_only = false);
   ~DBImpl() override;
 
   // Recovers or creates the DB and starts the background thread.
   absl::Status OpenImpl();
+  // Reads the MANIFEST and replays the WALs into mem_, in memory only.
+  // REQUIRES: constructed read_only.
+  absl::Status OpenReadOnlyImpl();
 
   absl::Status Put(const WriteOptions& options, std::string_view key,
                    std::string_view value) override;
@@ -130,10 +135,13 @@ class DBImpl final : public DB {
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<const ReadView> CurrentView() const;
   std::shared_ptr<MemTable> NewMemTable() const;
+  // FailedPrecondition for `operation` on a DB opened read-only.
+  absl::Status ReadOnlyError(std::string_view operation) const;
 
   const Options options_;  // validated, env filled in
   const std::string dbname_;
   Env* const env_;
+  const bool read_only_;
   StatisticsImpl stats_;
   std::unique_ptr<BlockCache> block_cache_;
   std::unique_ptr<TableCache> table_cache_;

@@ -55,6 +55,7 @@ absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 }
 
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  if (read_only_) return ReadOnlyError(batch == nullptr ? "Flush" : "Write");
   // A batch that refused an entry (too large) is refused whole.
   if (batch != nullptr) RETURN_IF_ERROR(batch->status());
   Writer w(batch, options.sync);

@@ -79,25 +79,32 @@ absl::Status DBImpl::CreateNewDatabase() {
 }
 
 absl::Status DBImpl::Recover(VersionEdit* edit) {
-  // Without create_if_missing, no directory and no LOCK file are made
-  // where there is no database. (Checked again under the lock below.)
-  if (!options_.create_if_missing &&
-      !env_->FileExists(CurrentFileName(dbname_))) {
-    return NoDatabaseError();
+  // A read-only open creates nothing, not even the directory or LOCK.
+  if (!read_only_) {
+    // Without create_if_missing, no directory and no LOCK file are made
+    // where there is no database. (Checked again under the lock below.)
+    if (!options_.create_if_missing &&
+        !env_->FileExists(CurrentFileName(dbname_))) {
+      return NoDatabaseError();
+    }
+    absl::Status s = env_->CreateDir(dbname_);
+    if (!s.ok()) {
+      return absl::Status(
+          s.code(), absl::StrCat("cannot use ", dbname_,
+                                 " as a database directory: ", s.message()));
+    }
+    ASSIGN_OR_RETURN(db_lock_, env_->LockFile(LockFileName(dbname_)));
   }
-  absl::Status s = env_->CreateDir(dbname_);
-  if (!s.ok()) {
-    return absl::Status(
-        s.code(), absl::StrCat("cannot use ", dbname_,
-                               " as a database directory: ", s.message()));
-  }
-  ASSIGN_OR_RETURN(db_lock_, env_->LockFile(LockFileName(dbname_)));
 
   if (!env_->FileExists(CurrentFileName(dbname_))) {
+    if (read_only_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          dbname_, ": no database here (opened read-only: nothing created)"));
+    }
     if (!options_.create_if_missing) return NoDatabaseError();
     return CreateNewDatabase();
   }
-  if (options_.error_if_exists) {
+  if (options_.error_if_exists && !read_only_) {
     return absl::FailedPreconditionError(
         absl::StrCat(dbname_, ": database exists (error_if_exists is true)"));
   }
@@ -146,7 +153,9 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
   log::Reader reader(contents, name);
   std::string scratch;
   std::string_view record;
-  std::shared_ptr<MemTable> mem;
+  // Read-only, every log goes into mem_ and stays in memory; otherwise
+  // each log's writes go to level-0 tables.
+  std::shared_ptr<MemTable> mem = read_only_ ? mem_ : nullptr;
   WriteBatch batch;
   std::optional<SequenceNumber> last_in_log;
   while (reader.ReadRecord(&record, &scratch)) {
@@ -164,14 +173,14 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
     const SequenceNumber last =
         WriteBatchInternal::Sequence(&batch) + batch.Count() - 1;
     if (batch.Count() > 0 && last > *max_sequence) *max_sequence = last;
-    if (mem->ApproximateMemoryUsage() - mem->FilterMemory() >
-        options_.write_buffer_size) {
+    if (!read_only_ && mem->ApproximateMemoryUsage() - mem->FilterMemory() >
+                           options_.write_buffer_size) {
       RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr));
       mem.reset();
     }
   }
   RETURN_IF_ERROR(reader.status());
-  if (mem != nullptr && !mem->empty()) {
+  if (!read_only_ && mem != nullptr && !mem->empty()) {
     RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr));
   }
   return absl::OkStatus();

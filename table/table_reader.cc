@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
@@ -18,14 +19,18 @@ namespace {
 constexpr char kFilterName[] = "sift.filter";
 constexpr char kPropertiesName[] = "sift.properties";
 
-// Prefixes a block-level error with the file and the block's offset.
+// Prefixes a block-level error with the file and the block's offset,
+// naming the file once when the error already starts with it.
 absl::Status InBlock(const absl::Status& s, const std::string& file,
                      const char* kind, const BlockHandle& h) {
   if (s.ok()) return s;
+  absl::string_view what = s.message();
+  const std::string prefix = file + ": ";
+  if (absl::StartsWith(what, prefix)) what.remove_prefix(prefix.size());
   return absl::Status(s.code(), absl::StrCat(file, ": ", kind,
                                              " block at "
                                              "offset ",
-                                             h.offset, ": ", s.message()));
+                                             h.offset, ": ", what));
 }
 
 }  // namespace

@@ -57,6 +57,14 @@ std::string InternalKeyText(std::string_view ikey) {
                       " : ", static_cast<int>(pk.type));
 }
 
+std::string EntryText(const ParsedInternalKey& key, std::string_view value,
+                      bool output_hex) {
+  return absl::StrCat("'", Printable(key.user_key, output_hex),
+                      "' seq:", key.sequence,
+                      ", type:", static_cast<int>(key.type), " => ",
+                      Printable(value, output_hex));
+}
+
 namespace {
 
 std::string Average(uint64_t total, uint64_t n) {

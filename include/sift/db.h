@@ -63,6 +63,21 @@ class DB {
   static absl::StatusOr<std::unique_ptr<DB>> Open(const Options& options,
                                                   const std::string& path);
 
+  // Opens the database at path for reading only, as RocksDB's
+  // OpenForReadOnly: it takes no LOCK, so it works while another process
+  // has the DB open for writing, and it writes nothing -- no directory, no
+  // LOCK, no WAL, no table, no MANIFEST. The write-ahead logs are replayed
+  // into a memtable in memory, so reads see every write that reached a
+  // log. The DB shows the state at Open; later writes by another process
+  // are not seen (open again to see them), and a file that process deletes
+  // after compacting may make a later read fail with NotFound.
+  // create_if_missing and error_if_exists do not apply: a missing database
+  // is FailedPrecondition, and nothing is created. Put, Delete, Write, Flush
+  // and CompactRange return FailedPrecondition; WaitForCompaction returns
+  // OK at once (there is no background work).
+  static absl::StatusOr<std::unique_ptr<DB>> OpenForReadOnly(
+      const Options& options, const std::string& path);
+
   DB() = default;
   DB(const DB&) = delete;
   DB& operator=(const DB&) = delete;
