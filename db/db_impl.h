@@ -4,6 +4,7 @@
 //   db_background.cc  the background thread: flush, compaction, cleanup
 //   recovery.cc       recovery from MANIFEST and WAL at Open
 //   db_properties.cc  GetProperty and statistics text
+//   resume.cc         Resume: clearing a background error
 //
 // Concurrency (DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
@@ -49,6 +50,16 @@ struct ReadView {
 // Checks every field DB::Open uses; InvalidArgument names the field.
 absl::Status ValidateOptions(const Options& options);
 
+// What replaying the WALs at Open met, for GetProperty("sift.wal-recovery").
+struct WalRecoveryStats {
+  uint64_t logs = 0;             // logs replayed (in part or whole)
+  uint64_t records = 0;          // batches replayed
+  uint64_t damaged_regions = 0;  // damaged records dropped or skipped
+  uint64_t dropped_bytes = 0;    // log bytes not replayed because of damage
+  uint64_t logs_dropped = 0;     // later logs not replayed (point in time)
+  std::string first_damage;      // "<file>: <what> at offset N", or empty
+};
+
 class DBImpl final : public DB {
  public:
   DBImpl(const Options& options, std::string dbname);
@@ -73,6 +84,7 @@ class DBImpl final : public DB {
   absl::Status WaitForCompaction() override;
   std::optional<std::string> GetProperty(std::string_view name) override;
   Statistics GetStatistics() override { return stats_.Snapshot(); }
+  absl::Status Resume() override;
 
  private:
   struct Writer;
@@ -81,8 +93,10 @@ class DBImpl final : public DB {
 
   // ---- recovery.cc
   absl::Status Recover(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Replays one log as options_.wal_recovery_mode says; *stopped is set
+  // when kPointInTimeRecovery stopped at damage in it.
   absl::Status RecoverLogFile(uint64_t number, VersionEdit* edit,
-                              SequenceNumber* max_sequence)
+                              SequenceNumber* max_sequence, bool* stopped)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status VerifyAllTables() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -152,6 +166,8 @@ class DBImpl final : public DB {
   ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool resuming_ ABSL_GUARDED_BY(mu_) = false;  // a Resume is at work
+  WalRecoveryStats wal_recovery_ ABSL_GUARDED_BY(mu_);
   // Sticky: once a flush, compaction or WAL write fails, writes stop.
   absl::Status bg_error_ ABSL_GUARDED_BY(mu_);
   std::thread bg_thread_;
