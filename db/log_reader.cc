@@ -56,11 +56,11 @@ Reader::Fragment Reader::NextFragment(uint8_t* type,
       pos_ += left_in_block;  // zero padding at a block's end
       continue;
     }
+    fragment_start_ = pos_;
+    const uint64_t left_in_file = contents_.size() - pos_;
     // Zeros running to the end of the file are space a file system
     // preallocated or left after a crash, never written: a clean end.
     // Anywhere else the writer never leaves zeros, so they are damage.
-    fragment_start_ = pos_;
-    const uint64_t left_in_file = contents_.size() - pos_;
     if (ZerosFrom(pos_)) {
       pos_ = contents_.size();
       return Fragment::kEof;

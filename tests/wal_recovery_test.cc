@@ -294,6 +294,49 @@ TEST_F(WalRecoveryTest, SkipKeepsLaterLogs) {
       << report;
 }
 
+TEST_F(WalRecoveryTest, ZeroedHeaderBeforeABlockBoundaryFailsOpen) {
+  // A log whose first block ends at a record boundary, so the next block
+  // starts with a whole record: skipping the rest of the block at a zeroed
+  // header would replay the later records with a hole before them.
+  ASSERT_NO_FATAL_FAILURE(Build(false));
+  SequenceNumber seq = 1;
+  std::string log;
+  std::vector<uint64_t> starts;
+  class Sink final : public WritableFile {
+   public:
+    explicit Sink(std::string* out) : out_(out) {}
+    absl::Status Append(std::string_view d) override {
+      out_->append(d);
+      return absl::OkStatus();
+    }
+    absl::Status Flush() override { return absl::OkStatus(); }
+    absl::Status Sync() override { return absl::OkStatus(); }
+    absl::Status Close() override { return absl::OkStatus(); }
+    std::string* out_;
+  } sink(&log);
+  log::Writer writer(&sink);
+  auto add = [&](int i, size_t value_size) {
+    WriteBatch batch;
+    batch.Put(Key(i), std::string(value_size, 'v'));
+    WriteBatchInternal::SetSequence(&batch, seq++);
+    starts.push_back(log.size());
+    ASSERT_TRUE(writer.AddRecord(WriteBatchInternal::Contents(&batch)).ok());
+  };
+  for (int i = 0; i < 20; ++i) ASSERT_NO_FATAL_FAILURE(add(i, 900));
+  // The filler leaves 3 bytes of block padding.
+  const size_t overhead = (log.size() / 20) - 900;
+  ASSERT_NO_FATAL_FAILURE(add(20, log::kBlockSize - log.size() - overhead - 3));
+  ASSERT_EQ(log.size(), log::kBlockSize - 3);
+  for (int i = 21; i < 40; ++i) ASSERT_NO_FATAL_FAILURE(add(i, 900));
+  log.replace(starts[5], log::kHeaderSize, log::kHeaderSize, '\0');
+  ASSERT_TRUE(WriteStringToFile(env_.get(), log, log_, false).ok());
+  auto db = DB::Open(options_, path_);
+  ASSERT_EQ(db.status().code(), absl::StatusCode::kDataLoss) << db.status();
+  EXPECT_NE(db.status().message().find(absl::StrCat("at offset ", starts[5])),
+            std::string::npos)
+      << db.status();
+}
+
 TEST_F(WalRecoveryTest, BadModeIsInvalidArgument) {
   options_.wal_recovery_mode = static_cast<WALRecoveryMode>(7);
   auto db = DB::Open(options_, path_);
