@@ -1,10 +1,10 @@
 #include "tests/testutil/stress_ops.h"
 
-#include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tests/testutil/model_checks.h"
 #include "util/random.h"
 #include "util/status_macros.h"
 
@@ -277,78 +277,18 @@ absl::Status StressRunner::Get(const StressOp& op) {
 
 absl::Status StressRunner::Scan(bool forward) {
   std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
-  std::vector<std::pair<std::string, std::string>> seen;
-  if (forward) {
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      seen.emplace_back(it->key(), it->value());
-    }
-  } else {
-    for (it->SeekToLast(); it->Valid(); it->Prev()) {
-      seen.emplace_back(it->key(), it->value());
-    }
-    std::reverse(seen.begin(), seen.end());
-  }
-  RETURN_IF_ERROR(it->status());
-  auto m = model_.begin();
-  for (const auto& [k, v] : seen) {
-    if (m == model_.end() || m->first != k) {
-      return absl::InternalError(absl::StrCat(
-          "scan found '", k, "', expected '",
-          m == model_.end() ? std::string("the end") : m->first, "'"));
-    }
-    if (m->second != v) {
-      return absl::InternalError(absl::StrCat("scan: wrong value at ", k));
-    }
-    ++m;
-  }
-  if (m != model_.end()) {
-    return absl::InternalError(absl::StrCat("scan missed '", m->first, "'"));
-  }
-  return absl::OkStatus();
+  return CheckScan(it.get(), model_, forward);
 }
 
 absl::Status StressRunner::SeekWalk(const StressOp& op) {
   const Snap* snap =
       op.flag && !snaps_.empty() ? &snaps_[op.n % snaps_.size()] : nullptr;
-  const Model& m = snap != nullptr ? snap->model : model_;
   ReadOptions ro;
   ro.snapshot = snap != nullptr ? snap->snapshot : nullptr;
   std::unique_ptr<Iterator> it = db_->NewIterator(ro);
   Random rnd(op.n);
-  it->Seek(op.key);
-  auto pos = m.lower_bound(op.key);
-  const int steps = static_cast<int>(rnd.Uniform(30));
-  for (int step = 0;; ++step) {
-    if (pos == m.end()) {
-      if (it->Valid()) {
-        return absl::InternalError(absl::StrCat("step ", step, ": valid at ",
-                                                std::string(it->key()),
-                                                " past the end"));
-      }
-      break;
-    }
-    if (!it->Valid() || it->key() != pos->first || it->value() != pos->second) {
-      return absl::InternalError(
-          absl::StrCat("step ", step, ": expected ", pos->first, ", got ",
-                       it->Valid() ? std::string(it->key()) : "invalid ",
-                       it->status().ToString()));
-    }
-    if (step == steps) break;
-    if (rnd.OneIn(2)) {
-      it->Next();
-      ++pos;
-    } else {
-      it->Prev();
-      if (pos == m.begin()) {
-        if (it->Valid()) {
-          return absl::InternalError("valid after Prev from the first key");
-        }
-        break;
-      }
-      --pos;
-    }
-  }
-  return it->status();
+  return CheckSeekWalk(it.get(), snap != nullptr ? snap->model : model_, op.key,
+                       &rnd);
 }
 
 absl::Status StressRunner::Settle(const char* after) {
