@@ -98,6 +98,9 @@ ABSL_FLAG(bool, statistics, false,
           "Print the database statistics at the end of the run, with the "
           "observed filter false-positive rate.");
 ABSL_FLAG(bool, histogram, false, "Print histogram of operation timings.");
+ABSL_FLAG(bool, mmap_read, sift::Options().allow_mmap_reads,
+          "Read table files through memory maps (Options::allow_mmap_reads) "
+          "instead of pread.");
 ABSL_FLAG(int32_t, duration, 0,
           "Time in seconds for the random-ops tests to run. When 0 then num "
           "and reads determine the test duration.");
@@ -172,6 +175,7 @@ absl::Status SizeOptions(BenchConfig* c) {
       absl::GetFlag(FLAGS_level0_slowdown_writes_trigger);
   c->options.level0_stop_writes_trigger =
       absl::GetFlag(FLAGS_level0_stop_writes_trigger);
+  c->options.allow_mmap_reads = absl::GetFlag(FLAGS_mmap_read);
   const std::string comp = absl::GetFlag(FLAGS_compression_type);
   if (comp == "snappy") {
     c->options.compression = Compression::kSnappy;
@@ -300,6 +304,8 @@ void PrintHeader(const BenchConfig& c) {
               c.options.write_buffer_size, c.options.max_file_size);
   std::printf("Block size: %zu bytes, block cache: %zu bytes\n",
               c.options.block_size, c.options.block_cache_capacity);
+  std::printf("Table reads: %s\n",
+              c.options.allow_mmap_reads ? "mmap" : "pread");
 #if defined(__GNUC__) && !defined(__OPTIMIZE__)
   std::printf(
       "WARNING: Optimization is disabled: benchmarks unnecessarily "

@@ -1,5 +1,6 @@
 #include "db/builder.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "db/filename.h"
@@ -30,6 +31,16 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(
       new OutputFile(std::move(path), env, number, std::move(file), options));
 }
 
+absl::Status OutputFile::Add(std::string_view ikey, std::string_view value) {
+  RETURN_IF_ERROR(builder_->Add(ikey, value));
+  // The builder checked that ikey parses.
+  ParsedInternalKey parsed;
+  ParseInternalKey(ikey, &parsed);
+  smallest_seq_ = std::min(smallest_seq_, parsed.sequence);
+  largest_seq_ = std::max(largest_seq_, parsed.sequence);
+  return absl::OkStatus();
+}
+
 absl::Status OutputFile::Finish(TableCache* cache, FileMetaData* meta) {
   absl::Status s = builder_->Finish();
   if (s.ok()) s = file_->Sync();
@@ -39,7 +50,11 @@ absl::Status OutputFile::Finish(TableCache* cache, FileMetaData* meta) {
     meta->file_size = builder_->FileSize();
     meta->smallest = builder_->smallest_key();
     meta->largest = builder_->last_key();
-    s = cache->PinOrOpen(meta);
+    FileFacts facts = FactsFromProperties(builder_->properties(), 0);
+    facts.smallest_seq = std::min(smallest_seq_, largest_seq_);
+    facts.largest_seq = largest_seq_;
+    meta->facts = facts;
+    s = cache->Open(*meta).status();
   }
   if (!s.ok()) {
     Abandon();

@@ -29,13 +29,12 @@ class OutputFile {
       uint64_t number);
   ~OutputFile();
 
-  absl::Status Add(std::string_view ikey, std::string_view value) {
-    return builder_->Add(ikey, value);
-  }
+  absl::Status Add(std::string_view ikey, std::string_view value);
   uint64_t FileSize() const { return builder_->FileSize(); }
   uint64_t NumEntries() const { return builder_->NumEntries(); }
 
-  // Fills *meta (number, size, key range, pinned table).
+  // Fills *meta (number, size, key range, facts) and opens the table
+  // through cache.
   absl::Status Finish(TableCache* cache, FileMetaData* meta);
   // Stops writing and removes the file.
   void Abandon();
@@ -49,6 +48,8 @@ class OutputFile {
   const uint64_t number_;
   std::unique_ptr<WritableFile> file_;
   std::unique_ptr<TableBuilder> builder_;
+  SequenceNumber smallest_seq_ = kMaxSequenceNumber;
+  SequenceNumber largest_seq_ = 0;
   bool done_ = false;
 };
 

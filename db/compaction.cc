@@ -6,7 +6,6 @@
 #include "db/filename.h"
 #include "db/level_iterator.h"
 #include "table/merging_iterator.h"
-#include "table/table_reader.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -34,17 +33,13 @@ bool Compaction::IsTrivialMove(const Options& options) const {
   }
   uint64_t grandparent_bytes = 0;
   for (const auto& f : grandparents_) grandparent_bytes += f->file_size;
-  if (grandparent_bytes > 10 * max_output_file_size_) return false;
+  if (grandparent_bytes >
+      config::kMaxGrandparentOverlapFiles * max_output_file_size_) {
+    return false;
+  }
   // A move keeps the old filter: only if it was built the way new files
-  // would be (the pinned table tells; an unpinned one is rewritten).
-  const Table* t = inputs_[0][0]->table.get();
-  if (t == nullptr) return false;
-  const TableProperties& p = t->properties();
-  const bool want_filter = options.bloom_filter_fp_chance < 1.0;
-  if (!want_filter) return p.filter_size == 0;
-  return p.filter_size > 0 &&
-         p.bloom_filter_fp_chance == options.bloom_filter_fp_chance &&
-         p.filter_layout == options.filter_layout;
+  // would be.
+  return FilterIsCurrent(*inputs_[0][0]->facts, options);
 }
 
 void Compaction::AddInputDeletions(VersionEdit* edit) const {
@@ -77,7 +72,8 @@ bool Compaction::ShouldStopBefore(std::string_view ikey) {
     ++grandparent_index_;
   }
   seen_key_ = true;
-  if (overlapped_bytes_ > 10 * max_output_file_size_) {
+  if (overlapped_bytes_ >
+      config::kMaxGrandparentOverlapFiles * max_output_file_size_) {
     overlapped_bytes_ = 0;
     return true;
   }
@@ -196,6 +192,7 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
   if (!status.ok()) {
     if (out != nullptr) out->Abandon();
     for (const auto& f : outputs) {
+      ctx.table_cache->Evict(f->number);
       ctx.env->RemoveFile(TableFileName(ctx.dbname, f->number)).IgnoreError();
     }
     return status;
@@ -207,9 +204,9 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
     c->edit()->AddFile(c->output_level(), std::move(f));
   }
   if (ctx.stats != nullptr) {
-    ctx.stats->Add(-1, kCompactions);
-    ctx.stats->Add(-1, kCompactionBytesRead, c->InputBytes());
-    ctx.stats->Add(-1, kCompactionBytesWritten, bytes_written);
+    ctx.stats->Add(config::kNoLevel, kCompactions);
+    ctx.stats->Add(config::kNoLevel, kCompactionBytesRead, c->InputBytes());
+    ctx.stats->Add(config::kNoLevel, kCompactionBytesWritten, bytes_written);
   }
   return absl::OkStatus();
 }

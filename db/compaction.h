@@ -90,9 +90,10 @@ struct CompactionContext {
   std::function<absl::Status()> flush_memtable;
 };
 
-// Merges c's inputs into new files, opens each output (pinning its table),
-// and records the outputs and input deletions in c->edit(). On error the
-// outputs written so far are deleted. Runs without the DB mutex.
+// Merges c's inputs into new files, opens each output through the table
+// cache, and records the outputs (with their facts) and input deletions in
+// c->edit(). On error the outputs written so far are evicted and deleted.
+// Runs without the DB mutex.
 absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx);
 
 }  // namespace sift

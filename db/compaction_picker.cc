@@ -77,7 +77,7 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
           level, ExtractUserKey(all_smallest), ExtractUserKey(all_largest));
       if (expanded0.size() > c->inputs(0).size() &&
           TotalBytes(expanded0) + TotalBytes(c->inputs(1)) <
-              25 * options_.max_file_size) {
+              config::kMaxCompactionFiles * options_.max_file_size) {
         std::string new_smallest, new_largest;
         Range(expanded0, &new_smallest, &new_largest);
         FileList expanded1 = current_->GetOverlappingInputs(
@@ -122,7 +122,8 @@ std::unique_ptr<Compaction> VersionSet::CompactRange(
     uint64_t total = 0;
     for (size_t i = 0; i < inputs.size(); ++i) {
       total += inputs[i]->file_size;
-      if (total >= 25 * options_.max_file_size && i + 1 < inputs.size()) {
+      if (total >= config::kMaxCompactionFiles * options_.max_file_size &&
+          i + 1 < inputs.size()) {
         inputs.resize(i + 1);
         break;
       }

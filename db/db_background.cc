@@ -10,7 +10,6 @@
 #include "db/compaction.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
-#include "table/table_reader.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -23,6 +22,29 @@ struct DBImpl::ManualCompaction {
   bool done = false;
   absl::Status status;
 };
+
+namespace {
+
+// The user keys c's inputs span, and where its outputs go.
+CompactionRange RangeOf(const Compaction& c) {
+  CompactionRange r;
+  r.output_level = c.output_level();
+  bool first = true;
+  for (int which = 0; which < 2; ++which) {
+    for (const auto& f : c.inputs(which)) {
+      if (first || f->smallest_user_key() < r.smallest) {
+        r.smallest = std::string(f->smallest_user_key());
+      }
+      if (first || f->largest_user_key() > r.largest) {
+        r.largest = std::string(f->largest_user_key());
+      }
+      first = false;
+    }
+  }
+  return r;
+}
+
+}  // namespace
 
 void DBImpl::RecordBackgroundError(const absl::Status& s) {
   if (bg_error_.ok() && !s.ok()) {
@@ -79,8 +101,15 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
                                                meta->largest_user_key(),
                                                options_.max_file_size);
     }
+    const std::optional<CompactionRange>& running = running_compaction_;
+    if (running.has_value() && level >= running->output_level &&
+        meta->smallest_user_key() <= running->largest &&
+        meta->largest_user_key() >= running->smallest) {
+      // Above the compaction's output: newer data stays above older.
+      level = std::max(0, running->output_level - 1);
+    }
     edit->AddFile(level, std::move(meta));
-    stats_.Add(-1, kFlushes);
+    stats_.Add(config::kNoLevel, kFlushes);
   }
   return s;
 }
@@ -134,9 +163,11 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
       numbers.push_back(n);
       return n;
     };
+    running_compaction_ = RangeOf(*c);
     mu_.Unlock();
     absl::Status s = RunCompaction(c, ctx);
     mu_.Lock();
+    running_compaction_.reset();
     for (uint64_t n : numbers) pending_outputs_.erase(n);
     if (s.ok() && shutting_down_) s = absl::CancelledError("DB closed");
     if (!s.ok()) return s;
@@ -166,17 +197,16 @@ absl::Status DBImpl::BackgroundCompaction() {
 }
 
 bool DBImpl::NeedsRewrite(const FileMetaData& f) const {
-  if (f.table == nullptr) return true;  // not pinned: cannot tell cheaply
-  const TableProperties& p = f.table->properties();
-  if (p.num_deletions > 0) return true;
+  const FileFacts& facts = *f.facts;
+  if (facts.num_deletions > 0) return true;
   // More entries than distinct keys: older versions, kept for snapshots
   // that may be gone now. (A file without a filter does not record its
   // distinct keys; it is rewritten only for the reasons below.)
-  if (p.filter_size > 0 && p.num_entries > p.filter_num_keys) return true;
-  if (options_.bloom_filter_fp_chance >= 1.0) return p.filter_size > 0;
-  return p.filter_size == 0 ||
-         p.bloom_filter_fp_chance != options_.bloom_filter_fp_chance ||
-         p.filter_layout != options_.filter_layout;
+  if (facts.filter.fp_chance < 1.0 &&
+      facts.num_entries > facts.filter.num_keys) {
+    return true;
+  }
+  return !FilterIsCurrent(facts, options_);
 }
 
 absl::Status DBImpl::ManualCompactionStep() {
@@ -232,7 +262,12 @@ absl::Status DBImpl::RunManual(int level, bool rewrite,
   RETURN_IF_ERROR(bg_error_);
   manual_ = &m;
   bg_cv_.SignalAll();
-  while (!m.done && bg_error_.ok() && !shutting_down_) bg_cv_.Wait(&mu_);
+  // m lives in this frame: do not return while the background thread may
+  // be inside ManualCompactionStep (bg_running_), even once an error or
+  // shutdown means it will not finish m. It writes m when its step ends.
+  while (!m.done && (bg_running_ || (bg_error_.ok() && !shutting_down_))) {
+    bg_cv_.Wait(&mu_);
+  }
   manual_ = nullptr;
   bg_cv_.SignalAll();
   if (!m.status.ok()) return m.status;
@@ -276,36 +311,49 @@ absl::Status DBImpl::WaitForCompaction() {
 
 void DBImpl::DeleteObsoleteFiles() {
   if (!bg_error_.ok()) return;  // the state on disk may be in doubt: keep all
+  // Decide what is live under the mutex; list the directory and unlink
+  // without it, so writes, snapshots and properties never wait on the file
+  // system (an unlink can take milliseconds on slow or network storage).
+  // A file made meanwhile has a number at or above `next` and is kept: no
+  // file being written is removed.
   std::set<uint64_t> live = pending_outputs_;
   versions_->AddLiveFiles(&live);
+  const uint64_t next = versions_->next_file_number();
+  const uint64_t log_number = versions_->log_number();
+  const uint64_t current_log = logfile_number_;
+  const uint64_t durable_manifest = versions_->durable_manifest_number();
+  const uint64_t manifest = versions_->manifest_file_number();
+  mu_.Unlock();
   auto children = env_->GetChildren(dbname_);
-  if (!children.ok()) return;
+  if (!children.ok()) children.emplace();  // nothing to delete this time
   for (const std::string& name : *children) {
     uint64_t number;
     FileType type;
     if (!ParseFileName(name, &number, &type)) continue;
-    bool keep = true;
+    bool keep = number >= next;
     switch (type) {
       case FileType::kLog:
-        keep = number >= versions_->log_number() || number == logfile_number_;
+        keep = keep || number >= log_number || number == current_log;
         break;
       case FileType::kManifest:
-        keep = number >= versions_->durable_manifest_number();
+        keep = keep || number >= durable_manifest;
         break;
       case FileType::kTable:
-        keep = live.count(number) > 0;
+        keep = keep || live.count(number) > 0;
         break;
       case FileType::kTemp:
-        keep = number >= versions_->manifest_file_number();
+        keep = keep || number >= manifest;
         break;
       case FileType::kCurrent:
       case FileType::kLock:
+        keep = true;
         break;
     }
     if (keep) continue;
     if (type == FileType::kTable) table_cache_->Evict(number);
     env_->RemoveFile(dbname_ + "/" + name).IgnoreError();
   }
+  mu_.Lock();
 }
 
 }  // namespace sift

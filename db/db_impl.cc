@@ -55,6 +55,19 @@ absl::Status ValidateOptions(const Options& o) {
                              size_t{1} << 10, size_t{4} << 30));
   RETURN_IF_ERROR(CheckRange("max_file_size", o.max_file_size, size_t{1} << 10,
                              size_t{4} << 30));
+  RETURN_IF_ERROR(CheckRange("max_manifest_file_size", o.max_manifest_file_size,
+                             uint64_t{1} << 10, UINT64_MAX));
+  RETURN_IF_ERROR(CheckRange("max_bytes_for_level_base",
+                             o.max_bytes_for_level_base, uint64_t{1} << 10,
+                             uint64_t{1} << 50));
+  // Written so that NaN fails too.
+  if (!(o.max_bytes_for_level_multiplier >= 2.0 &&
+        o.max_bytes_for_level_multiplier <= 100.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::max_bytes_for_level_multiplier must be in [2, "
+                     "100], got ",
+                     o.max_bytes_for_level_multiplier));
+  }
   RETURN_IF_ERROR(CheckIntRange("level0_compaction_trigger",
                                 o.level0_compaction_trigger, nullptr, 1, 100));
   RETURN_IF_ERROR(CheckIntRange(
@@ -99,7 +112,8 @@ DBImpl::DBImpl(const Options& options, std::string dbname)
       env_(options_.env),
       block_cache_(std::make_unique<BlockCache>(options_.block_cache_capacity)),
       table_cache_(std::make_unique<TableCache>(
-          dbname_, env_, options_.max_open_files, block_cache_.get())),
+          dbname_, env_, options_.max_open_files, block_cache_.get(),
+          options_.allow_mmap_reads)),
       versions_(std::make_unique<VersionSet>(dbname_, options_,
                                              table_cache_.get(), env_)) {}
 
@@ -166,7 +180,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   const uint64_t hash = KeyHash(key);
   const LookupKey lkey(key, seq);
   LocalStats stats;
-  stats.Add(-1, kNumberKeysRead);
+  stats.Add(config::kNoLevel, kNumberKeysRead);
   absl::Status s;
   bool found = false;
   MemTable::GetResult mr = view->mem->Get(lkey, hash, value);
@@ -174,16 +188,16 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
     mr = view->imm->Get(lkey, hash, value);
   }
   if (mr != MemTable::GetResult::kNotFound) {
-    stats.Add(-1, kMemtableHit);
+    stats.Add(config::kNoLevel, kMemtableHit);
     found = mr == MemTable::GetResult::kFound;
   } else {
-    stats.Add(-1, kMemtableMiss);
+    stats.Add(config::kNoLevel, kMemtableMiss);
     Version::GetResult vr;
     s = view->version->Get(options, lkey, hash, table_cache_.get(), value, &vr,
                            &stats);
     found = s.ok() && vr == Version::GetResult::kFound;
   }
-  if (found) stats.Add(-1, kNumberKeysFound);
+  if (found) stats.Add(config::kNoLevel, kNumberKeysFound);
   stats_.Add(stats);
   if (!s.ok()) return s;
   // An empty message keeps the miss path free of allocation.
@@ -232,6 +246,12 @@ absl::Status DestroyDB(const std::string& path, const Options& options) {
     return absl::IsNotFound(children.status()) ? absl::OkStatus()
                                                : children.status();
   }
+  // No CURRENT, no database (db/FORMAT.md): its files, whatever their
+  // names, are not ours to remove. Not even a LOCK file is made there.
+  if (std::find(children->begin(), children->end(), "CURRENT") ==
+      children->end()) {
+    return absl::OkStatus();
+  }
   // Hold the lock while removing, so an open DB is not destroyed under us.
   ASSIGN_OR_RETURN(std::unique_ptr<FileLock> lock,
                    env->LockFile(LockFileName(path)));
@@ -244,8 +264,10 @@ absl::Status DestroyDB(const std::string& path, const Options& options) {
       if (result.ok() && !s.ok()) result = s;
     }
   }
-  lock.reset();
+  // LOCK goes while it is still held: released first, another process
+  // could lock it and open a DB here whose LOCK we would then remove.
   env->RemoveFile(LockFileName(path)).IgnoreError();
+  lock.reset();
   env->RemoveDir(path).IgnoreError();  // fails if the user left files there
   return result;
 }

@@ -4,7 +4,8 @@
 //   db_background.cc  the background thread: flush, compaction, cleanup
 //   recovery.cc       recovery from MANIFEST and WAL at Open
 //   db_properties.cc  GetProperty and statistics text
-//   resume.cc         Resume: clearing a background error
+//   resume.cc         Resume: clearing a background error (db_write.cc
+//                     queues it as a writer)
 //
 // Concurrency (DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
@@ -45,6 +46,12 @@ struct ReadView {
   std::shared_ptr<MemTable> mem;
   std::shared_ptr<MemTable> imm;  // null when no flush is pending
   std::shared_ptr<const Version> version;
+};
+
+// The user keys a compaction's inputs span, and its output level.
+struct CompactionRange {
+  int output_level = 0;
+  std::string smallest, largest;
 };
 
 // Checks every field DB::Open uses; InvalidArgument names the field.
@@ -93,6 +100,8 @@ class DBImpl final : public DB {
 
   // ---- recovery.cc
   absl::Status Recover(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CreateNewDatabase() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status NoDatabaseError() const;
   // Replays one log as options_.wal_recovery_mode says; *stopped is set
   // when kPointInTimeRecovery stopped at damage in it.
   absl::Status RecoverLogFile(uint64_t number, VersionEdit* edit,
@@ -105,6 +114,10 @@ class DBImpl final : public DB {
   WriteBatch* BuildBatchGroup(Writer** last_writer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NewLogFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- resume.cc
+  // REQUIRES: the caller is the front writer (see Resume).
+  absl::Status ResumeAsFrontWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_background.cc
   void BackgroundLoop();
@@ -164,9 +177,13 @@ class DBImpl final : public DB {
   // Table files being written, not yet in a Version: never deleted.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
   ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // The compaction running without the mutex, if any. A memtable flushed
+  // meanwhile must not land at its output level inside its range:
+  // installing the compaction would then find two overlapping files at
+  // one level.
+  std::optional<CompactionRange> running_compaction_ ABSL_GUARDED_BY(mu_);
   bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
-  bool resuming_ ABSL_GUARDED_BY(mu_) = false;  // a Resume is at work
   WalRecoveryStats wal_recovery_ ABSL_GUARDED_BY(mu_);
   // Sticky: once a flush, compaction or WAL write fails, writes stop.
   absl::Status bg_error_ ABSL_GUARDED_BY(mu_);

@@ -6,22 +6,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "db/db_impl.h"
-#include "table/table_reader.h"
 
 namespace sift {
 namespace {
 
 constexpr std::string_view kPrefix = "sift.";
 
-// The fp chances files at a level were built with, e.g. "0.01" or
-// "0.01,1 (mixed)"; "-" for an empty level.
+// The fp chances of the filters files at a level are read with (from the
+// files' facts), e.g. "0.01" or "0.01,1"; "-" for an empty level.
 std::string FpChances(const FileList& files) {
   std::map<double, int> seen;
-  for (const auto& f : files) {
-    if (f->table != nullptr) {
-      ++seen[f->table->properties().bloom_filter_fp_chance];
-    }
-  }
+  for (const auto& f : files) ++seen[f->facts->read_filter().fp_chance];
   if (seen.empty()) return "-";
   std::string s;
   for (const auto& [p, n] : seen) {

@@ -55,6 +55,8 @@ absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 }
 
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  // A batch that refused an entry (too large) is refused whole.
+  if (batch != nullptr) RETURN_IF_ERROR(batch->status());
   Writer w(batch, options.sync);
   MutexLock l(&mu_);
   writers_.push_back(&w);
@@ -95,8 +97,8 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
     }
     if (status.ok()) {
       versions_->SetLastSequence(last_sequence);
-      stats_.Add(-1, kNumberKeysWritten, count);
-      stats_.Add(-1, kBytesWritten, record.size());
+      stats_.Add(config::kNoLevel, kNumberKeysWritten, count);
+      stats_.Add(config::kNoLevel, kBytesWritten, record.size());
     } else {
       // The log may now end in a partial record: accept no more writes
       // that could land after it and be lost on recovery.
@@ -117,6 +119,24 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   }
   if (!writers_.empty()) writers_.front()->Signal();
   return status;
+}
+
+absl::Status DBImpl::Resume() {
+  // Resume switches the log and the memtable, which the front writer uses
+  // without the mutex: so it takes its turn at the front of the queue, as
+  // a writer that no other joins (its batch is null), and Resumes run one
+  // at a time.
+  Writer w(nullptr, false);
+  MutexLock l(&mu_);
+  writers_.push_back(&w);
+  while (&w != writers_.front()) {
+    if (!w.cv.has_value()) w.cv.emplace();
+    w.cv->Wait(&mu_);
+  }
+  const absl::Status s = ResumeAsFrontWriter();
+  writers_.pop_front();
+  if (!writers_.empty()) writers_.front()->Signal();
+  return s;
 }
 
 // Joins the front writer's batch with those queued behind it, up to a size
@@ -148,21 +168,32 @@ WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
 
 absl::Status DBImpl::NewLogFile() {
   const uint64_t number = versions_->NewFileNumber();
-  auto file = env_->NewWritableFile(LogFileName(dbname_, number));
+  WritableFile* const old = logfile_.get();
+  absl::StatusOr<std::unique_ptr<WritableFile>> file;
+  absl::Status s;
+  {
+    // The file-system work runs without the mutex, so a memtable switch
+    // does not stall snapshots, properties or the background thread for
+    // a directory sync and an fdatasync. Only the front writer (or Open)
+    // gets here, and the log is the front writer's alone.
+    mu_.Unlock();
+    file = env_->NewWritableFile(LogFileName(dbname_, number));
+    // The new log's directory entry must be durable before a synced write
+    // in it is acknowledged, or a machine crash takes the whole file.
+    if (file.ok()) s = env_->SyncDir(dbname_);
+    if (file.ok() && s.ok() && old != nullptr) {
+      // Sync the old log before writes go to the new one: otherwise a
+      // machine crash could keep a later synced write and lose earlier
+      // unsynced ones, a hole in the history. One sync per memtable.
+      s = old->Sync();
+      if (s.ok()) s = old->Close();
+    }
+    mu_.Lock();
+  }
   if (!file.ok()) {
     versions_->ReuseFileNumber(number);
     RecordBackgroundError(file.status());
     return file.status();
-  }
-  // The new log's directory entry must be durable before a synced write
-  // in it is acknowledged, or a machine crash takes the whole file.
-  absl::Status s = env_->SyncDir(dbname_);
-  if (s.ok() && logfile_ != nullptr) {
-    // Sync the old log before writes go to the new one: otherwise a
-    // machine crash could keep a later synced write and lose earlier
-    // unsynced ones, a hole in the history. One sync per memtable.
-    s = logfile_->Sync();
-    if (s.ok()) s = logfile_->Close();
   }
   if (!s.ok()) {
     // The old log may lack acknowledged writes' bytes, or the new one may
@@ -187,10 +218,10 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
     if (allow_delay && l0_files >= slowdown) {
       // Give compaction a millisecond of this writer's time, once per
       // write, rather than stall writers all at once later.
-      stats_.Add(-1, kStallSlowdownWrites);
+      stats_.Add(config::kNoLevel, kStallSlowdownWrites);
       mu_.Unlock();
       env_->SleepForMicroseconds(1000);
-      stats_.Add(-1, kStallMicros, 1000);
+      stats_.Add(config::kNoLevel, kStallMicros, 1000);
       mu_.Lock();
       allow_delay = false;
     } else if (!force &&
@@ -205,12 +236,12 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
       // The previous memtable is still being flushed.
       const uint64_t start = env_->NowMicros();
       bg_cv_.Wait(&mu_);
-      stats_.Add(-1, kStallMicros, env_->NowMicros() - start);
+      stats_.Add(config::kNoLevel, kStallMicros, env_->NowMicros() - start);
     } else if (l0_files >= stop) {
-      stats_.Add(-1, kStallStopWrites);
+      stats_.Add(config::kNoLevel, kStallStopWrites);
       const uint64_t start = env_->NowMicros();
       bg_cv_.Wait(&mu_);
-      stats_.Add(-1, kStallMicros, env_->NowMicros() - start);
+      stats_.Add(config::kNoLevel, kStallMicros, env_->NowMicros() - start);
     } else {
       RETURN_IF_ERROR(NewLogFile());
       imm_ = std::move(mem_);

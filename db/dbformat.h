@@ -18,8 +18,20 @@ constexpr int kNumLevels = 7;
 // A memtable flush may place its file as deep as this level when it
 // overlaps nothing, to save compactions (LevelDB's choice).
 constexpr int kMaxMemCompactLevel = 2;
-// Size ratio between adjacent levels >= 1.
-constexpr double kLevelSizeRatio = 10.0;
+// "No level": a statistic that belongs to no level, or a Version with no
+// compaction due.
+constexpr int kNoLevel = -1;
+// A compaction output file ends early once the keys it covers overlap this
+// many max_file_size of the level below its output (LevelDB's
+// MaxGrandParentOverlapBytes): compacting that file later then rewrites at
+// most about this much of the next level. The same bound keeps a memtable
+// flush from being pushed down over a level it would make costly to compact.
+constexpr uint64_t kMaxGrandparentOverlapFiles = 10;
+// A compaction adds more files at its start level only while all its inputs
+// stay under this many max_file_size (LevelDB's
+// ExpandedCompactionByteSizeLimit), and a manual compaction step takes at
+// most about this much from a level >= 1: one compaction's work is bounded.
+constexpr uint64_t kMaxCompactionFiles = 25;
 }  // namespace config
 
 // A key to look up in a memtable (length-prefixed internal key) and in

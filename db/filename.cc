@@ -39,7 +39,11 @@ std::string ManifestFileName(const std::string& db, uint64_t number) {
 std::string CurrentFileName(const std::string& db) { return db + "/CURRENT"; }
 std::string LockFileName(const std::string& db) { return db + "/LOCK"; }
 
-bool ParseFileName(std::string_view name, uint64_t* number, FileType* type) {
+namespace {
+
+// Parses name loosely: any run of digits as the number.
+bool ParseFileNameForm(std::string_view name, uint64_t* number,
+                       FileType* type) {
   if (name == "CURRENT") {
     *number = 0;
     *type = FileType::kCurrent;
@@ -68,6 +72,33 @@ bool ParseFileName(std::string_view name, uint64_t* number, FileType* type) {
     return false;
   }
   return ParseNumber(name.substr(0, dot), number);
+}
+
+}  // namespace
+
+bool ParseFileName(std::string_view name, uint64_t* number, FileType* type) {
+  if (!ParseFileNameForm(name, number, type)) return false;
+  // Exactly the name the DB would give the file: "7.log", "0000007.log"
+  // or "MANIFEST-3" may be someone else's, and are never read or deleted.
+  std::string path;
+  switch (*type) {
+    case FileType::kLog:
+      path = LogFileName("", *number);
+      break;
+    case FileType::kTable:
+      path = TableFileName("", *number);
+      break;
+    case FileType::kManifest:
+      path = ManifestFileName("", *number);
+      break;
+    case FileType::kTemp:
+      path = TempFileName("", *number);
+      break;
+    case FileType::kCurrent:
+    case FileType::kLock:
+      return true;
+  }
+  return std::string_view(path).substr(1) == name;
 }
 
 absl::Status SetCurrentFile(Env* env, const std::string& db,

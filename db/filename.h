@@ -21,8 +21,10 @@ std::string CurrentFileName(const std::string& db);
 std::string LockFileName(const std::string& db);
 std::string TempFileName(const std::string& db, uint64_t number);
 
-// Parses a name (not a path) produced by one of the above. False for names
-// siftdb does not own.
+// Parses a name (not a path) produced by one of the above, exactly as they
+// spell it (six-digit minimum, no extra leading zeros). False for every
+// other name: those files are not siftdb's, and it never reads or deletes
+// them.
 bool ParseFileName(std::string_view name, uint64_t* number, FileType* type);
 
 // Points CURRENT at MANIFEST-<manifest_number>, atomically and durably:

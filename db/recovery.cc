@@ -39,7 +39,52 @@ absl::Status CheckSequences(const WriteBatch& batch,
 
 }  // namespace
 
+absl::Status DBImpl::NoDatabaseError() const {
+  return absl::FailedPreconditionError(
+      absl::StrCat(dbname_, ": no database here (create_if_missing is false)"));
+}
+
+absl::Status DBImpl::CreateNewDatabase() {
+  // A directory with a table or a non-empty log but no CURRENT is a
+  // damaged DB, not a new one: do not start over on top of its data.
+  // Anything else of ours (a MANIFEST, a temp file, an empty log) is what
+  // a first Open that failed leaves: nothing in it was acknowledged.
+  ASSIGN_OR_RETURN(std::vector<std::string> children,
+                   env_->GetChildren(dbname_));
+  std::vector<std::string> leftovers;
+  for (const std::string& name : children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type)) continue;
+    const std::string path = dbname_ + "/" + name;
+    bool holds_data = type == FileType::kTable;
+    if (type == FileType::kLog) {
+      ASSIGN_OR_RETURN(const uint64_t size, env_->GetFileSize(path));
+      holds_data = size > 0;
+    }
+    if (holds_data) {
+      return absl::DataLossError(absl::StrCat(dbname_, ": has database files (",
+                                              name, ") but no CURRENT file"));
+    }
+    if (type != FileType::kLock) leftovers.push_back(path);
+  }
+  for (const std::string& path : leftovers) {
+    RETURN_IF_ERROR(env_->RemoveFile(path));
+  }
+  // The first MANIFEST and CURRENT are durable before anything else of the
+  // DB (its first log) is made: from here on the DB exists, empty.
+  RETURN_IF_ERROR(versions_->CreateNew());
+  VersionEdit first;
+  return versions_->LogAndApply(&first, &mu_);
+}
+
 absl::Status DBImpl::Recover(VersionEdit* edit) {
+  // Without create_if_missing, no directory and no LOCK file are made
+  // where there is no database. (Checked again under the lock below.)
+  if (!options_.create_if_missing &&
+      !env_->FileExists(CurrentFileName(dbname_))) {
+    return NoDatabaseError();
+  }
   absl::Status s = env_->CreateDir(dbname_);
   if (!s.ok()) {
     return absl::Status(
@@ -49,26 +94,8 @@ absl::Status DBImpl::Recover(VersionEdit* edit) {
   ASSIGN_OR_RETURN(db_lock_, env_->LockFile(LockFileName(dbname_)));
 
   if (!env_->FileExists(CurrentFileName(dbname_))) {
-    if (!options_.create_if_missing) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          dbname_, ": no database here (create_if_missing is false)"));
-    }
-    // A directory with our files but no CURRENT is a damaged DB, not a new
-    // one: do not start over on top of its tables and logs.
-    ASSIGN_OR_RETURN(std::vector<std::string> children,
-                     env_->GetChildren(dbname_));
-    for (const std::string& name : children) {
-      uint64_t number;
-      FileType type;
-      if (ParseFileName(name, &number, &type) &&
-          (type == FileType::kLog || type == FileType::kTable ||
-           type == FileType::kManifest)) {
-        return absl::DataLossError(absl::StrCat(
-            dbname_, ": has database files (", name, ") but no CURRENT file"));
-      }
-    }
-    RETURN_IF_ERROR(versions_->CreateNew());
-    return absl::OkStatus();
+    if (!options_.create_if_missing) return NoDatabaseError();
+    return CreateNewDatabase();
   }
   if (options_.error_if_exists) {
     return absl::FailedPreconditionError(
@@ -93,8 +120,9 @@ absl::Status DBImpl::Recover(VersionEdit* edit) {
   std::sort(logs.begin(), logs.end());
   // The MANIFEST's log number names the oldest WAL still needed, and that
   // file is never deleted while the MANIFEST names it. If it is gone, the
-  // MANIFEST records that retired it were lost (a damaged last record is
-  // dropped like a torn one), and with them the tables holding its writes.
+  // MANIFEST records that retired it were lost (an incomplete last record
+  // is dropped as a torn write), and with them the tables holding its
+  // writes.
   const uint64_t needed = versions_->log_number();
   if (needed != 0 && (logs.empty() || logs.front() != needed)) {
     return absl::DataLossError(absl::StrCat(

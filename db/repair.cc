@@ -22,6 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "db/builder.h"
+#include "db/file_meta.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
 #include "db/log_writer.h"
@@ -47,7 +48,8 @@ class Repairer {
         options_(options),
         env_(options.env != nullptr ? options.env : Env::Default()),
         block_cache_(kRepairBlockCacheBytes),
-        table_cache_(dbname, env_, options.max_open_files, &block_cache_),
+        table_cache_(dbname, env_, options.max_open_files, &block_cache_,
+                     options.allow_mmap_reads),
         report_(report) {
     options_.env = env_;
   }
@@ -177,7 +179,7 @@ class Repairer {
     ro.verify_checksums = true;
     ro.fill_cache = false;
     std::unique_ptr<Iterator> it = table->NewIterator(ro);
-    SequenceNumber max_sequence = 0;
+    SequenceNumber min_sequence = kMaxSequenceNumber, max_sequence = 0;
     bool empty = true;
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       ParsedInternalKey parsed;
@@ -188,11 +190,16 @@ class Repairer {
       if (empty) meta->smallest.assign(it->key());
       meta->largest.assign(it->key());
       empty = false;
+      min_sequence = std::min(min_sequence, parsed.sequence);
       max_sequence = std::max(max_sequence, parsed.sequence);
     }
     RETURN_IF_ERROR(it->status());
     if (empty) return absl::DataLossError(absl::StrCat(name, ": no entries"));
     meta->number = number;
+    // The facts its properties give, with the exact sequence range read.
+    meta->facts = FactsFromProperties(table->properties(), max_sequence);
+    meta->facts->smallest_seq = min_sequence;
+    meta->facts->largest_seq = max_sequence;
     max_sequence_ = std::max(max_sequence_, max_sequence);
     return absl::OkStatus();
   }

@@ -6,17 +6,15 @@
 
 namespace sift {
 
-absl::Status DBImpl::Resume() {
-  MutexLock l(&mu_);
+absl::Status DBImpl::ResumeAsFrontWriter() {
   // With bg_error_ set the background thread starts nothing new; wait out
-  // what it is doing, and any other Resume.
-  while (resuming_ || bg_running_) bg_cv_.Wait(&mu_);
+  // what it is doing.
+  while (bg_running_) bg_cv_.Wait(&mu_);
   if (bg_error_.ok()) return absl::OkStatus();
   // A damaged file stays damaged: only a repair or a restore fixes it.
   if (absl::IsDataLoss(bg_error_) || shutting_down_) return bg_error_;
   // bg_error_ stays set until the end, so writers keep failing (and the
   // background thread stays idle) while the mutex is released below.
-  resuming_ = true;
   absl::Status s;
   // A memtable whose flush failed goes first: its log number is the
   // current log's, which still holds mem_'s writes.
@@ -35,7 +33,6 @@ absl::Status DBImpl::Resume() {
     InstallReadView();
     s = FlushImmutable();
   }
-  resuming_ = false;
   if (s.ok()) {
     bg_error_ = absl::OkStatus();
     DeleteObsoleteFiles();

@@ -23,7 +23,7 @@ namespace sift {
 // short list, since a Get touches a handful of counters.
 struct LocalStats {
   struct Entry {
-    int8_t level;  // -1: not level-specific
+    int8_t level;  // config::kNoLevel: not level-specific
     uint8_t ticker;
     uint32_t n;
   };
@@ -46,7 +46,7 @@ class StatisticsImpl {
  public:
   StatisticsImpl();
 
-  // level -1: not level-specific.
+  // level config::kNoLevel: not level-specific.
   void Add(int level, Ticker t, uint64_t n = 1) {
     auto& c = Shard().counts[level + 1][t];
     c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);

@@ -8,18 +8,20 @@
 namespace sift {
 
 TableCache::TableCache(std::string dbname, Env* env, int max_open_files,
-                       BlockCache* block_cache)
+                       BlockCache* block_cache, bool allow_mmap_reads)
     : dbname_(std::move(dbname)),
       env_(env),
-      pin_budget_(max_open_files / 2),
+      pin_budget_(static_cast<size_t>(max_open_files / 2)),
       block_cache_(block_cache),
+      allow_mmap_reads_(allow_mmap_reads),
       lru_(static_cast<size_t>(max_open_files - max_open_files / 2)) {}
 
-absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(uint64_t number,
-                                                              uint64_t size) {
+absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
+    uint64_t number, uint64_t size) {
   const std::string name = TableFileName(dbname_, number);
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
-                   env_->NewRandomAccessFile(name));
+                   allow_mmap_reads_ ? env_->NewMappedRandomAccessFile(name)
+                                     : env_->NewRandomAccessFile(name));
   ASSIGN_OR_RETURN(std::unique_ptr<Table> table,
                    Table::Open(name, std::move(file), size, block_cache_));
   const size_t filter = table->FilterMemory();
@@ -37,32 +39,76 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(uint64_t number,
                                       });
 }
 
-absl::Status TableCache::PinOrOpen(FileMetaData* f) {
-  if (pinned_.load() < pin_budget_) {
-    ASSIGN_OR_RETURN(std::shared_ptr<const Table> t,
-                     Open(f->number, f->file_size));
-    pinned_.fetch_add(1);
-    // Unpin when the FileMetaData (the file's last Version) goes away.
-    f->table =
-        std::shared_ptr<const Table>(t.get(), [this, t](const Table*) mutable {
-          pinned_.fetch_sub(1);
-          t.reset();
-        });
-    return absl::OkStatus();
+bool TableCache::ReservePin() {
+  size_t taken = pins_taken_.load();
+  while (taken < pin_budget_) {
+    if (pins_taken_.compare_exchange_weak(taken, taken + 1)) return true;
   }
-  return Get(*f).status();
+  return false;
+}
+
+absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(
+    const FileMetaData& f) {
+  if (!ReservePin()) return GetUnpinned(f);
+  absl::StatusOr<std::shared_ptr<const Table>> t =
+      OpenFile(f.number, f.file_size);
+  if (!t.ok()) {
+    pins_taken_.fetch_sub(1);
+    return t;
+  }
+  PinShard& shard = ShardFor(f.number);
+  MutexLock l(&shard.mu);
+  shard.tables[f.number] = *t;
+  return t;
+}
+
+PinnedTables TableCache::Pinned(const FileList (&files)[config::kNumLevels]) {
+  PinnedTables out;
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    out.level[level].reserve(files[level].size());
+    for (const auto& f : files[level]) {
+      PinShard& shard = ShardFor(f->number);
+      MutexLock l(&shard.mu);
+      auto it = shard.tables.find(f->number);
+      out.level[level].push_back(it == shard.tables.end() ? nullptr
+                                                          : it->second);
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::Get(
     const FileMetaData& f) {
-  if (f.table != nullptr) return f.table;
+  {
+    PinShard& shard = ShardFor(f.number);
+    MutexLock l(&shard.mu);
+    auto it = shard.tables.find(f.number);
+    if (it != shard.tables.end()) return it->second;
+  }
+  return GetUnpinned(f);
+}
+
+absl::StatusOr<std::shared_ptr<const Table>> TableCache::GetUnpinned(
+    const FileMetaData& f) {
   const CacheKey key{f.number, 0};
   if (std::shared_ptr<const Table> t = lru_.Lookup(key)) return t;
-  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t, Open(f.number, f.file_size));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t,
+                   OpenFile(f.number, f.file_size));
   return lru_.Insert(key, std::move(t), 1);
 }
 
 void TableCache::Evict(uint64_t file_number) {
+  std::shared_ptr<const Table> unpinned;  // freed after the lock is dropped
+  {
+    PinShard& shard = ShardFor(file_number);
+    MutexLock l(&shard.mu);
+    auto it = shard.tables.find(file_number);
+    if (it != shard.tables.end()) {
+      unpinned = std::move(it->second);
+      shard.tables.erase(it);
+      pins_taken_.fetch_sub(1);
+    }
+  }
   lru_.Erase(CacheKey{file_number, 0});
 }
 

@@ -1,12 +1,21 @@
-// TableCache: opens the DB's SSTables and bounds how many are open at once
-// (Options::max_open_files).
+// TableCache: the one owner of the DB's open tables. Every path to a Table
+// goes through it; it bounds how many are open (Options::max_open_files)
+// and decides which stay open for their file's whole life.
 //
-// Half the budget is for tables pinned in their FileMetaData for the file's
-// life (a read then finds its Table with no lookup or lock: the common case,
-// since 500 pinned tables cover a 2 GB database at 4 MiB files). Tables
-// beyond that live in an LRU cache with the other half and are reopened on
-// demand. Every open table keeps its filter and index in memory; the memory
-// counters here track them. Thread-safe.
+// Pinning is the cache's own policy: half the budget goes to tables pinned
+// when their file is created or recovered, first come first served (500
+// pinned tables cover a 2 GB database at 4 MiB files); they stay open until
+// Evict. Tables beyond that live in an LRU cache with the other half and
+// are reopened on demand. Every open table keeps its filter and index in
+// memory; the memory counters here track them.
+//
+// Reads of pinned tables take no lock: when a Version is installed, the
+// cache hands it a PinnedTables with each of its files' pinned table (or
+// null), and a Get reads that by the file's position in the Version. The
+// Version holding the handles keeps those tables open while any reader
+// holds it, so Evict never frees a table a reader is using.
+//
+// Thread-safe.
 
 #ifndef SIFT_DB_TABLE_CACHE_H_
 #define SIFT_DB_TABLE_CACHE_H_
@@ -15,32 +24,56 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "db/version_edit.h"
+#include "db/file_meta.h"
 #include "sift/env.h"
 #include "sift/options.h"
 #include "table/table_reader.h"
 #include "util/cache.h"
+#include "util/mutex.h"
 
 namespace sift {
+
+// What a Version keeps from the TableCache: per level, for each file in the
+// Version's order, its pinned table or null. Immutable once made.
+struct PinnedTables {
+  std::vector<std::shared_ptr<const Table>> level[config::kNumLevels];
+};
 
 class TableCache {
  public:
   // REQUIRES: env and block_cache outlive the TableCache and every table
   // it returns.
+  // allow_mmap_reads: open tables with Env::NewMappedRandomAccessFile.
   TableCache(std::string dbname, Env* env, int max_open_files,
-             BlockCache* block_cache);
+             BlockCache* block_cache, bool allow_mmap_reads);
 
-  // Opens the table for a new or recovered file and, if the pin budget
-  // allows, pins it in f->table. REQUIRES: f not yet shared with readers.
-  absl::Status PinOrOpen(FileMetaData* f);
+  // Opens the table of a new or recovered file (checking that it reads
+  // back) and pins it if the budget allows. Returns the open table.
+  // REQUIRES: no Version names f yet.
+  absl::StatusOr<std::shared_ptr<const Table>> Open(const FileMetaData& f);
 
-  // The open table of f: the pinned one, or one from the LRU (opening it if
-  // needed).
+  // The pinned tables of files (a Version's levels), for the Version to
+  // keep.
+  PinnedTables Pinned(const FileList (&files)[config::kNumLevels]);
+
+  // The open table of f: the pinned one, or one from the LRU (opening it
+  // if needed). Takes a shard's lock; a reader holding a Version looks in the
+  // Version's PinnedTables first.
   absl::StatusOr<std::shared_ptr<const Table>> Get(const FileMetaData& f);
 
-  // Drops an unpinned table of a deleted file from the LRU.
+  // The table of a file its Version's PinnedTables holds no table for (so
+  // it is not pinned): from the LRU, opening it if needed. One lock, of the
+  // LRU's shard.
+  absl::StatusOr<std::shared_ptr<const Table>> GetUnpinned(
+      const FileMetaData& f);
+
+  // The file is in no live Version any more (or never entered one): unpin
+  // its table and drop it from the LRU.
   void Evict(uint64_t file_number);
 
   // Bytes of filters and indexes held by open tables.
@@ -49,18 +82,36 @@ class TableCache {
   int NumOpenTables() const { return open_tables_.load(); }
 
  private:
-  absl::StatusOr<std::shared_ptr<const Table>> Open(uint64_t number,
-                                                    uint64_t size);
+  // The pinned tables, sharded by file number so that iterators and
+  // compactions opening different files rarely share a lock (as the LRU is
+  // sharded by key).
+  static constexpr int kPinShards = 16;
+  struct PinShard {
+    Mutex mu;
+    absl::flat_hash_map<uint64_t, std::shared_ptr<const Table>> tables
+        ABSL_GUARDED_BY(mu);
+  };
+  PinShard& ShardFor(uint64_t number) { return pins_[number % kPinShards]; }
+
+  absl::StatusOr<std::shared_ptr<const Table>> OpenFile(uint64_t number,
+                                                        uint64_t size);
+  // Takes one unit of the pin budget; false when it is spent.
+  bool ReservePin();
 
   const std::string dbname_;
   Env* const env_;
-  const int pin_budget_;
+  const size_t pin_budget_;
   BlockCache* const block_cache_;
-  LruCache<Table> lru_;
-  std::atomic<int> pinned_{0};
+  const bool allow_mmap_reads_;
+  // Declared before pins_ and lru_, so they outlive both: destroying those
+  // drops their tables, whose deleters decrement these counters.
+  // Tables pinned, plus pins reserved by an Open in progress.
+  std::atomic<size_t> pins_taken_{0};
   std::atomic<int> open_tables_{0};
   std::atomic<size_t> filter_bytes_{0};
   std::atomic<size_t> index_bytes_{0};
+  PinShard pins_[kPinShards];
+  LruCache<Table> lru_;
 };
 
 }  // namespace sift

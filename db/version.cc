@@ -57,15 +57,16 @@ uint64_t Version::LevelBytes(int level) const {
 
 namespace {
 
-// Probes one file. Returns true when the file decided the lookup.
-bool ProbeFile(const ReadOptions& options, const FileMetaData& f, int level,
-               const LookupKey& key, uint64_t hash, TableCache* cache,
-               std::string* value, Version::GetResult* result,
-               LocalStats* stats, absl::Status* status) {
-  const Table* table = f.table.get();
+// Probes one file, whose pinned table is `table` (null: not pinned, so from
+// the cache's LRU). Returns true when the file decided the lookup.
+bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
+               const Table* table, int level, const LookupKey& key,
+               uint64_t hash, TableCache* cache, std::string* value,
+               Version::GetResult* result, LocalStats* stats,
+               absl::Status* status) {
   std::shared_ptr<const Table> holder;
   if (table == nullptr) {
-    auto t = cache->Get(f);
+    auto t = cache->GetUnpinned(f);
     if (!t.ok()) {
       *status = t.status();
       return true;
@@ -119,30 +120,32 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   constexpr int kBatch = 16;
   struct Candidate {
     const FileMetaData* file;
+    const Table* table;  // pinned, or null
     int level;
   };
   Candidate batch[kBatch];
   int n = 0;
   absl::Status status;
-  auto add = [&](const FileMetaData* f, int level) {
-    if (f->table != nullptr) f->table->PrefetchFilter(hash);
-    batch[n++] = Candidate{f, level};
+  auto add = [&](int level, size_t i) {
+    const Table* t = PinnedTable(level, i);
+    if (t != nullptr) t->PrefetchFilter(hash);
+    batch[n++] = Candidate{files[level][i].get(), t, level};
   };
   // Probes the batch in order; true once a file decided the lookup.
   auto probe = [&]() {
     for (int c = 0; c < n; ++c) {
-      if (ProbeFile(options, *batch[c].file, batch[c].level, key, hash, cache,
-                    value, result, stats, &status)) {
+      if (ProbeFile(options, *batch[c].file, batch[c].table, batch[c].level,
+                    key, hash, cache, value, result, stats, &status)) {
         return true;
       }
     }
     n = 0;
     return false;
   };
-  for (const auto& f : files[0]) {
-    if (user_key >= f->smallest_user_key() &&
-        user_key <= f->largest_user_key()) {
-      add(f.get(), 0);
+  for (size_t i = 0; i < files[0].size(); ++i) {
+    const FileMetaData& f = *files[0][i];
+    if (user_key >= f.smallest_user_key() && user_key <= f.largest_user_key()) {
+      add(0, i);
       if (n == kBatch && probe()) return status;
     }
   }
@@ -152,7 +155,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     if (fl.empty()) continue;
     const size_t i = FindFileFast(level, user_key, key.internal_key());
     if (i < fl.size() && user_key >= fl[i]->smallest_user_key()) {
-      add(fl[i].get(), level);
+      add(level, i);
     }
   }
   probe();
@@ -252,7 +255,7 @@ int Version::PickLevelForMemTableOutput(std::string_view smallest,
       for (const auto& f : GetOverlappingInputs(level + 2, smallest, largest)) {
         overlap += f->file_size;
       }
-      if (overlap > 10 * max_file_size) break;
+      if (overlap > config::kMaxGrandparentOverlapFiles * max_file_size) break;
     }
     ++level;
   }

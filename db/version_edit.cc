@@ -14,8 +14,9 @@ enum Tag : uint32_t {
   kLastSequence = 4,
   kCompactPointer = 5,
   kDeletedFile = 6,
-  kNewFile = 7,
+  kNewFile = 7,  // format 1: a file without its facts
   kFormatVersion = 8,
+  kNewFileWithFacts = 9,
 };
 
 constexpr char kComparatorName[] = "sift.BytewiseComparator";
@@ -69,13 +70,19 @@ void VersionEdit::EncodeTo(std::string* dst) const {
     PutVarint32(dst, level);
     PutVarint64(dst, number);
   }
+  std::string facts;
   for (const auto& [level, f] : new_files_) {
-    PutVarint32(dst, kNewFile);
+    PutVarint32(dst, f->facts ? kNewFileWithFacts : kNewFile);
     PutVarint32(dst, level);
     PutVarint64(dst, f->number);
     PutVarint64(dst, f->file_size);
     PutLengthPrefixed(dst, f->smallest);
     PutLengthPrefixed(dst, f->largest);
+    if (f->facts) {
+      facts.clear();
+      EncodeFileFacts(*f->facts, &facts);
+      PutLengthPrefixed(dst, facts);
+    }
   }
 }
 
@@ -125,12 +132,17 @@ absl::Status VersionEdit::DecodeFrom(std::string_view src) {
         ok = GetLevel(&input, &level) && GetVarint64(&input, &u64);
         if (ok) deleted_files_.insert({level, u64});
         break;
-      case kNewFile: {
+      case kNewFile:
+      case kNewFileWithFacts: {
         auto f = std::make_shared<FileMetaData>();
         ok = GetLevel(&input, &level) && GetVarint64(&input, &f->number) &&
              GetVarint64(&input, &f->file_size) &&
              GetInternalKey(&input, &f->smallest) &&
              GetInternalKey(&input, &f->largest);
+        if (ok && tag == kNewFileWithFacts) {
+          f->facts.emplace();
+          ok = GetLengthPrefixed(&input, &s) && DecodeFileFacts(s, &*f->facts);
+        }
         if (ok) new_files_.emplace_back(level, std::move(f));
         break;
       }
@@ -164,6 +176,20 @@ std::string VersionEdit::DebugString() const {
     absl::StrAppend(&r, "\n  AddFile: ", level, " ", f->number, " ",
                     f->file_size, " ", InternalKeyDebugString(f->smallest),
                     " .. ", InternalKeyDebugString(f->largest));
+    if (f->facts) {
+      const FileFacts& x = *f->facts;
+      absl::StrAppend(
+          &r, " entries ", x.num_entries, " deletions ", x.num_deletions,
+          " seq ", x.smallest_seq, "..", x.largest_seq, " filter ",
+          static_cast<int>(x.filter.layout), "/", x.filter.fp_chance, "/",
+          x.filter.bits_per_key, "/", x.filter.num_keys);
+      if (x.replacement) {
+        absl::StrAppend(&r, " replacement ", x.replacement->number, " ",
+                        x.replacement->size, " ",
+                        static_cast<int>(x.replacement->filter.layout), "/",
+                        x.replacement->filter.fp_chance);
+      }
+    }
   }
   r += "\n}\n";
   return r;

@@ -14,29 +14,13 @@
 
 #include "absl/status/status.h"
 #include "db/dbformat.h"
+#include "db/file_meta.h"
 
 namespace sift {
 
-class Table;
-
-// The DB format version written in every MANIFEST snapshot.
-constexpr uint32_t kDbFormatVersion = 1;
-
-struct FileMetaData {
-  uint64_t number = 0;
-  uint64_t file_size = 0;
-  std::string smallest;  // internal keys
-  std::string largest;
-  // The open table, pinned here when the table cache chose to keep it open
-  // for the file's lifetime (so a read needs no cache lookup). Set before
-  // the file is published in a Version, never changed after.
-  std::shared_ptr<const Table> table;
-
-  std::string_view smallest_user_key() const {
-    return ExtractUserKey(smallest);
-  }
-  std::string_view largest_user_key() const { return ExtractUserKey(largest); }
-};
+// The DB format version written in every MANIFEST snapshot (db/FORMAT.md,
+// "Format versions"). 2: files are recorded with their facts (tag 9).
+constexpr uint32_t kDbFormatVersion = 2;
 
 class VersionEdit {
  public:
@@ -49,6 +33,7 @@ class VersionEdit {
     compact_pointers_.emplace_back(level, std::move(key));
   }
   // REQUIRES: the file is durable (synced) before the edit is logged.
+  // Encoded as tag 9 when f->facts is set, else as tag 7 (format 1).
   void AddFile(int level, std::shared_ptr<FileMetaData> f) {
     new_files_.emplace_back(level, std::move(f));
   }

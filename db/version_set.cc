@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
+#include "table/table_reader.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -80,20 +81,25 @@ VersionSet::VersionSet(std::string dbname, const Options& options,
 VersionSet::~VersionSet() = default;
 
 void VersionSet::AppendVersion(std::shared_ptr<Version> v) {
+  if (table_cache_ != nullptr) v->pinned = table_cache_->Pinned(v->files);
   Finalize(v.get());
   all_versions_.push_back(v);
   current_ = std::move(v);
 }
 
 uint64_t VersionSet::MaxBytesForLevel(int level) const {
-  double result = 10.0 * static_cast<double>(options_.write_buffer_size);
-  for (int l = 1; l < level; ++l) result *= config::kLevelSizeRatio;
-  return static_cast<uint64_t>(result);
+  double result = static_cast<double>(options_.max_bytes_for_level_base);
+  for (int l = 1; l < level; ++l) {
+    result *= options_.max_bytes_for_level_multiplier;
+  }
+  // Past 2^64 bytes a level is never full (and the cast would overflow).
+  constexpr double kNeverFull = 18446744073709551615.0;
+  return result >= kNeverFull ? UINT64_MAX : static_cast<uint64_t>(result);
 }
 
 void VersionSet::Finalize(Version* v) const {
   v->BuildSearchIndex();
-  int best_level = -1;
+  int best_level = config::kNoLevel;
   double best_score = -1;
   for (int level = 0; level < config::kNumLevels - 1; ++level) {
     const double score = level == 0
@@ -154,6 +160,15 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
 
   std::string record;
   edit->EncodeTo(&record);
+  if (manifest_log_ != nullptr &&
+      manifest_log_->size() >= options_.max_manifest_file_size) {
+    // Roll over to a new MANIFEST that starts with a snapshot: recovery
+    // then reads about the size of the state, not the session's history.
+    // The old one is deleted once CURRENT names the new one.
+    manifest_log_.reset();
+    manifest_file_.reset();
+    manifest_file_number_ = NewFileNumber();
+  }
   const bool new_manifest = manifest_log_ == nullptr;
   const std::string manifest = ManifestFileName(dbname_, manifest_file_number_);
   absl::Status s;
@@ -275,7 +290,9 @@ absl::Status VersionSet::Recover() {
   }
   auto v = std::make_shared<Version>();
   RETURN_IF_ERROR(builder.SaveTo(v.get()));
-  // Every table the MANIFEST names must be there, with its size.
+  // Every table the MANIFEST names must be there, with its size. A file
+  // from a format-1 MANIFEST gets its facts from its properties here; the
+  // new MANIFEST's snapshot records them.
   for (int level = 0; level < config::kNumLevels; ++level) {
     for (const auto& f : v->files[level]) {
       const std::string name = TableFileName(dbname_, f->number);
@@ -290,7 +307,12 @@ absl::Status VersionSet::Recover() {
             absl::StrCat(name, ": size ", *size, " differs from the ",
                          f->file_size, " bytes recorded in ", manifest));
       }
-      RETURN_IF_ERROR(table_cache_->PinOrOpen(f.get()));
+      ASSIGN_OR_RETURN(std::shared_ptr<const Table> table,
+                       table_cache_->Open(*f));
+      if (!f->facts) {
+        f->facts =
+            FactsFromProperties(table->properties(), *merged.last_sequence_);
+      }
     }
   }
   next_file_number_ = *merged.next_file_number_;

@@ -33,13 +33,15 @@
 namespace sift {
 
 class Compaction;
-using FileList = std::vector<std::shared_ptr<FileMetaData>>;
 
 class Version {
  public:
   // Level 0 newest first (highest file number first); levels >= 1 sorted
   // by smallest key, disjoint.
   FileList files[config::kNumLevels];
+  // From the table cache when the Version is installed: each file's pinned
+  // table or null (same order as files), read by Get with no lock.
+  PinnedTables pinned;
 
   enum class GetResult : uint8_t { kNotFound, kFound, kDeleted };
   // Looks the key up file by file: level 0 newest first, then one candidate
@@ -85,9 +87,16 @@ class Version {
   // Per level, UserKeyPrefix of each file's largest user key (file order).
   std::vector<uint64_t> largest_prefix[config::kNumLevels];
 
+  // The pinned table of files[level][i], or null (not pinned, or a Version
+  // made without a table cache).
+  const Table* PinnedTable(int level, size_t i) const {
+    const auto& p = pinned.level[level];
+    return i < p.size() ? p[i].get() : nullptr;
+  }
+
   // Set by VersionSet::Finalize: the level most in need of compaction and
-  // its score (>= 1 means compaction is due).
-  int compaction_level = -1;
+  // its score (>= 1 means compaction is due; kNoLevel: no level can be).
+  int compaction_level = config::kNoLevel;
   double compaction_score = -1;
 };
 
@@ -107,7 +116,9 @@ class VersionSet {
   // Creates the MANIFEST and CURRENT of a new, empty database.
   absl::Status CreateNew();
   // Reads CURRENT and the MANIFEST it names; opens every table (checking
-  // it exists and its size matches). DataLoss names the file and offset.
+  // it exists and its size matches) and fills the facts of files recorded
+  // without them (format 1) from their properties. DataLoss names the file
+  // and offset.
   absl::Status Recover();
 
   // Applies edit to the current version, writes it to the MANIFEST (a new
@@ -121,6 +132,9 @@ class VersionSet {
   std::shared_ptr<const Version> current() const { return current_; }
 
   uint64_t NewFileNumber() { return next_file_number_++; }
+  // The number NewFileNumber would give next; every file made later has a
+  // number at least this.
+  uint64_t next_file_number() const { return next_file_number_; }
   // Gives back a number from NewFileNumber that was not used.
   void ReuseFileNumber(uint64_t n) {
     if (next_file_number_ == n + 1) next_file_number_ = n;
@@ -182,6 +196,13 @@ class VersionSet {
   TableCache* const table_cache_;
   Env* const env_;
 
+  // The fields below are guarded by the DB mutex (DBImpl::mu_, the `mu`
+  // of LogAndApply), except last_sequence_, which is atomic so readers take
+  // their sequence without it. They carry no ABSL_GUARDED_BY: the mutex is
+  // DBImpl's, and clang's analysis cannot tell that DBImpl's `mu_` and a
+  // pointer to it kept here are one lock, so each of the ~30 calls from
+  // DBImpl (all made with mu_ held, which DBImpl's own annotations check)
+  // would need an assertion that checks nothing at run time.
   uint64_t next_file_number_ = 2;
   uint64_t manifest_file_number_ = 0;
   uint64_t durable_manifest_number_ = 0;

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "db/memtable.h"
 #include "db/write_batch_internal.h"
+#include "table/format.h"
 #include "util/coding.h"
 
 namespace sift {
@@ -17,11 +18,23 @@ WriteBatch::WriteBatch(size_t reserved_bytes) {
 void WriteBatch::Clear() {
   rep_.clear();
   rep_.resize(WriteBatchInternal::kHeaderSize);
+  status_ = absl::OkStatus();
+}
+
+bool WriteBatch::Admit(std::string_view key, std::string_view value) {
+  if (!status_.ok()) return false;
+  status_ = CheckEntrySize("WriteBatch", key, value);
+  if (status_.ok() && Count() == UINT32_MAX) {
+    status_ = absl::InvalidArgumentError(
+        absl::StrCat("WriteBatch: full at ", Count(), " entries"));
+  }
+  return status_.ok();
 }
 
 uint32_t WriteBatch::Count() const { return DecodeFixed32(rep_.data() + 8); }
 
 void WriteBatch::Put(std::string_view key, std::string_view value) {
+  if (!Admit(key, value)) return;
   WriteBatchInternal::SetCount(this, Count() + 1);
   rep_.push_back(static_cast<char>(kTypeValue));
   PutLengthPrefixed(&rep_, key);
@@ -29,6 +42,7 @@ void WriteBatch::Put(std::string_view key, std::string_view value) {
 }
 
 void WriteBatch::Delete(std::string_view key) {
+  if (!Admit(key, {})) return;
   WriteBatchInternal::SetCount(this, Count() + 1);
   rep_.push_back(static_cast<char>(kTypeDeletion));
   PutLengthPrefixed(&rep_, key);

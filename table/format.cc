@@ -84,6 +84,21 @@ absl::Status CorruptionError(const std::string& file, uint64_t offset,
                    " at offset ", offset));
 }
 
+absl::Status CheckEntrySize(const char* what, std::string_view key,
+                            std::string_view value) {
+  if (key.size() > kMaxKeySize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": key of ", key.size(),
+                     " bytes is larger than kMaxKeySize (", kMaxKeySize, ")"));
+  }
+  if (value.size() > kMaxValueSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": value of ", value.size(),
+        " bytes is larger than kMaxValueSize (", kMaxValueSize, ")"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadBlock(const RandomAccessFile& file,
                        const std::string& file_name, const BlockHandle& handle,
                        BlockContents* out) {
@@ -135,7 +150,7 @@ absl::Status ReadBlock(const RandomAccessFile& file,
       // bytes; snappy's format_description.txt), so a larger stated length
       // is damage: refuse it before allocating it.
       if (!snappy::GetUncompressedLength(data, n, &ulength) ||
-          ulength > (size_t{1} << 30) || ulength > 64 * (n / 3 + 1)) {
+          ulength > kMaxBlockSize || ulength > 64 * (n / 3 + 1)) {
         return CorruptionError(file_name, handle.offset,
                                "bad snappy block length");
       }

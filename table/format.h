@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "sift/env.h"
+#include "sift/options.h"
 
 namespace sift {
 
@@ -22,6 +23,23 @@ constexpr uint64_t kTableMagicNumber = 0x3154535374666973ull;
 constexpr size_t kFooterSize = 48;
 // 1-byte compression type + fixed32 masked crc32c. DO NOT CHANGE.
 constexpr size_t kBlockTrailerSize = 5;
+
+// The largest block contents (uncompressed) a table holds: the writer fails
+// rather than write a larger one, and the reader refuses a compressed block
+// that says it is larger. The API limits (kMaxKeySize, kMaxValueSize and
+// block_size, sift/options.h) keep every block well under it.
+constexpr size_t kMaxBlockSize = size_t{1} << 30;
+// The largest Options::block_size: a block ends after the entry that takes
+// it past block_size, so it holds at most block_size + one entry.
+constexpr size_t kMaxBlockSizeOption = size_t{256} << 20;
+static_assert(kMaxBlockSizeOption + kMaxKeySize + kMaxValueSize + 64 <
+                  kMaxBlockSize,
+              "a full block plus the largest entry must fit in a block");
+
+// InvalidArgument, naming the size and the limit, if key or value is
+// larger than kMaxKeySize / kMaxValueSize. `what` names the caller.
+absl::Status CheckEntrySize(const char* what, std::string_view key,
+                            std::string_view value);
 
 // Block compression types as stored in trailers. DO NOT CHANGE.
 enum BlockType : uint8_t { kRawBlock = 0, kSnappyBlock = 1 };

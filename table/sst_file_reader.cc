@@ -30,7 +30,9 @@ absl::Status SstFileReader::Open(const std::string& path) {
   Env* env = rep_->options.env != nullptr ? rep_->options.env : Env::Default();
   ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
-                   env->NewRandomAccessFile(path));
+                   rep_->options.allow_mmap_reads
+                       ? env->NewMappedRandomAccessFile(path)
+                       : env->NewRandomAccessFile(path));
   rep_->cache =
       std::make_unique<BlockCache>(rep_->options.block_cache_capacity);
   ASSIGN_OR_RETURN(rep_->table,

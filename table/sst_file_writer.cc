@@ -6,6 +6,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "sift/env.h"
+#include "table/format.h"
 #include "table/internal_key.h"
 #include "table/table_builder.h"
 #include "util/status_macros.h"
@@ -55,6 +56,7 @@ absl::Status SstFileWriter::Add(std::string_view key, std::string_view value,
             ? absl::StrCat("SstFileWriter: ", r->path, " is already finished")
             : std::string("SstFileWriter: Open was not called"));
   }
+  RETURN_IF_ERROR(CheckEntrySize("SstFileWriter", key, value));
   if (r->builder->NumEntries() > 0 && key <= r->last_user_key) {
     return absl::InvalidArgumentError(
         absl::StrCat("SstFileWriter: keys must be strictly increasing: '",

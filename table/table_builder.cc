@@ -24,9 +24,10 @@ absl::string_view AbslView(std::string_view s) {
 }  // namespace
 
 absl::Status ValidateTableOptions(const Options& o) {
-  if (o.block_size == 0 || o.block_size > (size_t{1} << 30)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Options::block_size must be in [1, 1 GiB], got ", o.block_size));
+  if (o.block_size == 0 || o.block_size > kMaxBlockSizeOption) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::block_size must be in [1, ", kMaxBlockSizeOption,
+                     "], got ", o.block_size));
   }
   if (o.block_restart_interval < 1) {
     return absl::InvalidArgumentError(
@@ -131,6 +132,15 @@ void TableBuilder::FlushDataBlock() {
 
 void TableBuilder::WriteBlock(std::string_view contents, bool may_compress,
                               BlockHandle* handle) {
+  if (!ok()) return;
+  if (contents.size() > kMaxBlockSize) {
+    // No reader would take it back (kMaxBlockSize): fail the table rather
+    // than write data that is lost once written.
+    status_ = absl::ResourceExhaustedError(
+        absl::StrCat("table block of ", contents.size(),
+                     " bytes is larger than the limit of ", kMaxBlockSize));
+    return;
+  }
   BlockType type = kRawBlock;
   std::string_view stored = contents;
   if (may_compress && options_.compression == Compression::kSnappy) {

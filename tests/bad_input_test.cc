@@ -210,6 +210,23 @@ TEST_F(BadInputTest, OutOfRangeOptionsAreRefusedNamingTheField) {
        [](Options* o) { o->level0_stop_writes_trigger = 19; }},
       {"level0_stop_writes_trigger",
        [](Options* o) { o->level0_stop_writes_trigger = 1001; }},
+      {"max_bytes_for_level_base",
+       [](Options* o) { o->max_bytes_for_level_base = 0; }},
+      {"max_bytes_for_level_base",
+       [](Options* o) { o->max_bytes_for_level_base = 1023; }},
+      {"max_bytes_for_level_base",
+       [](Options* o) {
+         o->max_bytes_for_level_base = (uint64_t{1} << 50) + 1;
+       }},
+      {"max_bytes_for_level_multiplier",
+       [](Options* o) { o->max_bytes_for_level_multiplier = 1.0; }},
+      {"max_bytes_for_level_multiplier",
+       [](Options* o) { o->max_bytes_for_level_multiplier = 100.5; }},
+      {"max_bytes_for_level_multiplier",
+       [](Options* o) {
+         o->max_bytes_for_level_multiplier =
+             std::numeric_limits<double>::quiet_NaN();
+       }},
       {"max_open_files", [](Options* o) { o->max_open_files = 9; }},
       {"max_open_files", [](Options* o) { o->max_open_files = -5; }},
       {"block_size", [](Options* o) { o->block_size = size_t{2} << 30; }},
@@ -253,6 +270,13 @@ TEST_F(BadInputTest, ExtremeButValidOptionsWork) {
          o->block_size = 1;
          o->block_restart_interval = 1;
          o->level0_compaction_trigger = 1;
+         o->max_bytes_for_level_base = 1 << 10;  // a deep tree
+         o->max_bytes_for_level_multiplier = 2;
+       }},
+      {"levels beyond 2^64 bytes",
+       [](Options* o) {
+         o->max_bytes_for_level_base = uint64_t{1} << 50;
+         o->max_bytes_for_level_multiplier = 100;
        }},
       {"p = 1e-300", [](Options* o) { o->bloom_filter_fp_chance = 1e-300; }},
       {"p = smallest denormal",

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -200,6 +201,7 @@ TEST_F(CompactionTest, VersionsOfOneKeyAreNeverSplitAcrossFiles) {
 
 TEST_F(CompactionTest, OutputsAreCutAtMaxFileSize) {
   options_.write_buffer_size = 256 << 10;
+  options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   options_.max_file_size = 64 << 10;
   options_.compression = Compression::kNone;
   Open();
@@ -229,6 +231,7 @@ TEST_F(CompactionTest, OutputsAreCutAtMaxFileSize) {
 
 TEST_F(CompactionTest, FilesNoVersionNeedsAreDeleted) {
   options_.write_buffer_size = 16 << 10;
+  options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   Open();
   for (int i = 0; i < 5000; ++i) Put(Key(i), "first");
   ASSERT_TRUE(db_->WaitForCompaction().ok());
@@ -265,6 +268,7 @@ TEST_F(CompactionTest, FilesNoVersionNeedsAreDeleted) {
 
 TEST_F(CompactionTest, CompactRangeTouchesOnlyFilesInTheRange) {
   options_.write_buffer_size = 64 << 10;
+  options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   options_.max_file_size = 16 << 10;
   Open();
   for (int i = 0; i < 10000; ++i) Put(Key(i), std::string(50, 'a'));
@@ -290,6 +294,7 @@ TEST_F(CompactionTest, CompactRangeTouchesOnlyFilesInTheRange) {
 
 TEST_F(CompactionTest, AutomaticCompactionKeepsLevelsWithinTargets) {
   options_.write_buffer_size = 16 << 10;
+  options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   options_.max_file_size = 16 << 10;
   Open();
   Random rnd(test::TestSeed(3));
@@ -304,7 +309,7 @@ TEST_F(CompactionTest, AutomaticCompactionKeepsLevelsWithinTargets) {
   ASSERT_TRUE(db_->WaitForCompaction().ok());
   EXPECT_LT(test::FilesAtLevel(db_.get(), 0),
             options_.level0_compaction_trigger);
-  // Level 1's target is 10 x write_buffer_size, each deeper one 10x more.
+  // Level 1 holds max_bytes_for_level_base, each deeper one 10x more.
   const auto stats = db_->GetStatistics();
   EXPECT_GT(stats.Get(kCompactions), 0u);
   int deepest = 0;
@@ -336,11 +341,68 @@ TEST_F(CompactionTest, AutomaticCompactionKeepsLevelsWithinTargets) {
   EXPECT_EQ(Scan(), model);
 }
 
+// Bytes of the files at each level, from sift.sstables.
+std::vector<uint64_t> LevelBytes(DB* db) {
+  std::vector<uint64_t> bytes(7, 0);
+  std::istringstream in(*db->GetProperty("sift.sstables"));
+  std::string line;
+  int level = 0;
+  while (std::getline(in, line)) {
+    if (std::sscanf(line.c_str(), "--- level %d ---", &level) == 1) continue;
+    unsigned long long number, size;
+    if (std::sscanf(line.c_str(), " %llu:%llu[", &number, &size) == 2) {
+      bytes[level] += size;
+    }
+  }
+  return bytes;
+}
+
+// The level targets come from max_bytes_for_level_base and the multiplier,
+// not from the write buffer: the same writes make a deep tree under a small
+// base and stay in level 1 under a large one.
+TEST_F(CompactionTest, MaxBytesForLevelBaseSetsTheShape) {
+  options_.write_buffer_size = 16 << 10;
+  options_.max_file_size = 16 << 10;
+  const uint64_t seed = test::TestSeed(12);
+  for (const auto& [base, multiplier] :
+       {std::pair<uint64_t, double>{32 << 10, 2.0}, {64 << 20, 10.0}}) {
+    SCOPED_TRACE(absl::StrFormat("base %d multiplier %g", base, multiplier));
+    db_.reset();
+    ASSERT_TRUE(DestroyDB(path_, options_).ok());
+    options_.max_bytes_for_level_base = base;
+    options_.max_bytes_for_level_multiplier = multiplier;
+    Open();
+    Random rnd(seed);
+    std::string v;
+    for (int i = 0; i < 20000; ++i) {
+      rnd.RandomString(40, &v);
+      Put(Key(rnd.Uniform(10000)), v);
+    }
+    ASSERT_TRUE(db_->WaitForCompaction().ok());
+    const std::vector<uint64_t> bytes = LevelBytes(db_.get());
+    int deepest = 0;
+    double target = static_cast<double>(base);
+    for (int level = 1; level < 7; ++level) {
+      if (bytes[level] > 0) deepest = level;
+      EXPECT_LE(static_cast<double>(bytes[level]), target) << level;
+      target *= multiplier;
+    }
+    if (base == (32 << 10)) {
+      EXPECT_GE(deepest, 4);  // about 600 KiB over 32, 64, 128, 256 KiB...
+    } else {
+      // Level 1 takes every compaction; only the first flush, which
+      // overlapped nothing, may sit at kMaxMemCompactLevel (2).
+      EXPECT_LE(deepest, 2);
+    }
+  }
+}
+
 // The smallest write buffer Open accepts (1 KiB) is below an empty
 // memtable's own overhead: writes must still go through, one small file
 // every few writes, instead of switching empty memtables forever.
 TEST_F(CompactionTest, SmallestWriteBufferStillTakesWrites) {
   options_.write_buffer_size = 1 << 10;
+  options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   Open();
   for (int i = 0; i < 300; ++i) Put(Key(i), std::string(100, 'v'));
   ASSERT_TRUE(db_->WaitForCompaction().ok());
@@ -395,6 +457,7 @@ TEST_F(CompactionTest, WritesSlowDownThenStopWhenLevel0PilesUp) {
   options_.level0_slowdown_writes_trigger = 8;
   options_.level0_stop_writes_trigger = 12;
   options_.write_buffer_size = 64 << 10;
+  options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   options_.max_file_size = 64 << 10;
   options_.compression = Compression::kNone;
   Open();

@@ -63,6 +63,7 @@ class ConcurrencyTest : public ::testing::Test {
     options_.env = env_.get();
     options_.create_if_missing = true;
     options_.write_buffer_size = 32 << 10;
+    options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
     options_.max_file_size = 32 << 10;
     auto db = DB::Open(options_, "/db");
     EXPECT_TRUE(db.ok()) << db.status();

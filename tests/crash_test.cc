@@ -66,6 +66,7 @@ Options CrashOptions() {
   Options o;
   o.create_if_missing = true;
   o.write_buffer_size = 64 << 10;
+  o.max_bytes_for_level_base = 10 * o.write_buffer_size;
   o.max_file_size = 64 << 10;
   o.level0_compaction_trigger = 2;
   o.block_size = 1024;
@@ -334,6 +335,7 @@ class MachineCrashTest : public ::testing::TestWithParam<bool> {
     options_ = CrashOptions();
     options_.env = &env_;
     options_.write_buffer_size = 16 << 10;
+    options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
     options_.max_file_size = 16 << 10;
     sync_.sync = true;
   }

@@ -101,6 +101,7 @@ class DBPropertiesTest : public test::MemDBTest {
  protected:
   DBPropertiesTest() {
     options_.write_buffer_size = 32 << 10;
+    options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
     options_.max_file_size = 32 << 10;
   }
 
@@ -149,7 +150,7 @@ TEST_F(DBPropertiesTest, LevelsMatchTheFilesOnDisk) {
     EXPECT_EQ(n, files[level]) << level;
     EXPECT_EQ(n, test::FilesAtLevel(db_.get(), level));
     EXPECT_NEAR(mb, static_cast<double>(bytes[level]) / 1048576.0, 0.006);
-    // Level 1 holds 10 x write_buffer_size, each deeper level 10x more.
+    // Level 1 holds max_bytes_for_level_base, each deeper level 10x more.
     if (level >= 1) {
       EXPECT_NEAR(target, 0.3125 * std::pow(10, level - 1),
                   0.06 * std::pow(10, level - 1));
@@ -297,6 +298,7 @@ TEST_F(DBPropertiesTest, MemoryCountsMemtablesFiltersIndexesAndCache) {
 TEST_F(DBPropertiesTest, TableCacheIsBoundedByMaxOpenFiles) {
   options_.max_open_files = 10;
   options_.write_buffer_size = 8 << 10;
+  options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   options_.max_file_size = 4 << 10;
   options_.compression = Compression::kNone;
   Open();

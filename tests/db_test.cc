@@ -77,6 +77,7 @@ TEST_F(DBTest, SurvivesReopenWithAndWithoutFlush) {
 
 TEST_F(DBTest, ManyFlushesAndCompactionsKeepNewestValues) {
   options_.write_buffer_size = 16 << 10;
+  options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   options_.max_file_size = 16 << 10;
   Open();
   std::map<std::string, std::string> model;
@@ -187,6 +188,7 @@ TEST_F(DBTest, SnapshotsSeeTheirMoment) {
 
 TEST_F(DBTest, IteratorMergesEverything) {
   options_.write_buffer_size = 8 << 10;
+  options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   Open();
   std::map<std::string, std::string> model;
   for (int i = 0; i < 2000; ++i) {
@@ -280,6 +282,7 @@ TEST_F(DBTest, MissRejectedByEveryFilterReadsNoDataBlock) {
   CountingEnv counting(env_.get());
   options_.env = &counting;
   options_.write_buffer_size = 32 << 10;
+  options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   Open();
   for (int i = 0; i < 5000; ++i) ASSERT_TRUE(Put(Key(2 * i), "value").ok());
   ASSERT_TRUE(db_->Flush().ok());

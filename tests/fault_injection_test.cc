@@ -56,6 +56,7 @@ class FaultInjectionTest : public ::testing::Test {
     options_.create_if_missing = true;
     // Small buffers: flushes every few hundred writes, compactions soon.
     options_.write_buffer_size = 32 << 10;
+    options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
     options_.max_file_size = 32 << 10;
     options_.level0_compaction_trigger = 2;
   }

@@ -28,6 +28,7 @@ class FilterRebuildTest : public test::MemDBTest {
  protected:
   FilterRebuildTest() {
     options_.write_buffer_size = 64 << 10;
+    options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
     options_.max_file_size = 64 << 10;
   }
 

@@ -57,6 +57,7 @@ class ModelRunner {
   static Options DefaultSizes() {
     Options o;
     o.write_buffer_size = 64 << 10;
+    o.max_bytes_for_level_base = 10 * o.write_buffer_size;
     o.max_file_size = 128 << 10;
     // Small blocks: more index entries and block boundaries per file.
     o.block_size = 1024;
@@ -350,6 +351,7 @@ TEST(ModelTest, TinyFiles) {
               static_cast<unsigned long long>(seed), ops);
   Options sizes;
   sizes.write_buffer_size = 16 << 10;
+  sizes.max_bytes_for_level_base = 10 * sizes.write_buffer_size;
   sizes.max_file_size = 4 << 10;
   sizes.block_size = 256;
   std::unique_ptr<Env> env = NewMemEnv();

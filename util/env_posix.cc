@@ -283,6 +283,12 @@ class PosixEnv final : public Env {
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) override {
     ASSIGN_OR_RETURN(int fd, OpenFd(path, O_RDONLY));
+    return std::make_unique<PosixRandomAccessFile>(path, fd);
+  }
+
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewMappedRandomAccessFile(
+      const std::string& path) override {
+    ASSIGN_OR_RETURN(int fd, OpenFd(path, O_RDONLY));
     // Map the file while the budget of mappings lasts (it bounds address
     // space and map count); otherwise fall back to pread.
     if (mmap_budget_.fetch_sub(1, std::memory_order_relaxed) > 0) {

@@ -61,12 +61,16 @@ class DB {
   // Unsynced writes are already with the OS (see WriteOptions::sync).
   virtual ~DB();
 
+  // Keys are at most kMaxKeySize bytes, values at most kMaxValueSize
+  // (sift/options.h): a larger one gets InvalidArgument, and nothing is
+  // written.
   virtual absl::Status Put(const WriteOptions& options, std::string_view key,
                            std::string_view value) = 0;
   // Removes key; deleting a missing key is not an error.
   virtual absl::Status Delete(const WriteOptions& options,
                               std::string_view key) = 0;
-  // Applies the batch atomically.
+  // Applies the batch atomically. A batch whose status() is not OK (it
+  // refused an entry as too large) is refused with that error, whole.
   virtual absl::Status Write(const WriteOptions& options,
                              WriteBatch* batch) = 0;
 
@@ -161,8 +165,12 @@ absl::Status RepairDB(const std::string& path, const Options& options,
 // The same, with the arguments in the other order.
 absl::Status RepairDB(const Options& options, const std::string& path);
 
-// Removes the database at path (every file siftdb owns, then the directory
-// if it is empty). OK if it does not exist. FailedPrecondition if open.
+// Removes the database at path: every file named exactly as siftdb names
+// its files (db/FORMAT.md), then the directory if that leaves it empty.
+// A database exists once its CURRENT file does: for a path that does not
+// exist, or a directory without CURRENT, DestroyDB returns OK and removes
+// nothing (such a directory's files may belong to someone else).
+// FailedPrecondition if the database is open.
 absl::Status DestroyDB(const std::string& path, const Options& options);
 
 }  // namespace sift

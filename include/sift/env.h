@@ -81,6 +81,16 @@ class Env {
       const std::string& path) = 0;
   virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) = 0;
+  // Like NewRandomAccessFile, but the file may be read through a shared
+  // memory map (Options::allow_mmap_reads): a read is then a pointer into
+  // the map, and an I/O error on a mapped page raises SIGBUS instead of
+  // returning an error. The POSIX env maps the file (up to a budget of
+  // mappings); the default, which every EnvWrapper keeps, calls
+  // NewRandomAccessFile, so a wrapped env never maps.
+  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>>
+  NewMappedRandomAccessFile(const std::string& path) {
+    return NewRandomAccessFile(path);
+  }
   // Creates the file, or truncates it if it exists.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) = 0;

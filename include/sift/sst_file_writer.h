@@ -31,7 +31,8 @@ class SstFileWriter {
   // range (naming it); the Env's error if the file cannot be created.
   absl::Status Open(const std::string& path);
 
-  // Adds a value / a tombstone. Keys must be strictly increasing (bytewise):
+  // Adds a value / a tombstone. Keys must be strictly increasing (bytewise)
+  // and within kMaxKeySize, values within kMaxValueSize (sift/options.h):
   // otherwise InvalidArgument, and the file is unchanged by the call.
   // FailedPrecondition before Open or after Finish.
   absl::Status Put(std::string_view key, std::string_view value);

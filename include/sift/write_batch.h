@@ -27,9 +27,16 @@ class WriteBatch {
   WriteBatch& operator=(const WriteBatch&) = default;
   ~WriteBatch() = default;
 
+  // A key larger than kMaxKeySize or a value larger than kMaxValueSize
+  // (sift/options.h) is not added: the batch keeps its entries and status()
+  // turns InvalidArgument, naming the size; later calls then add nothing
+  // and DB::Write refuses the batch whole, writing nothing. Clear() resets.
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
-  // Removes every entry.
+
+  // OK, or the error that stopped the batch accepting entries.
+  const absl::Status& status() const { return status_; }
+  // Removes every entry and clears status().
   void Clear();
 
   // Number of Puts and Deletes.
@@ -49,7 +56,11 @@ class WriteBatch {
 
  private:
   friend class WriteBatchInternal;
+  // False, setting status_, if the entry must not be added.
+  bool Admit(std::string_view key, std::string_view value);
+
   std::string rep_;  // the WAL payload format of db/FORMAT.md
+  absl::Status status_;
 };
 
 }  // namespace sift

@@ -142,6 +142,16 @@ std::string Edit(bool snapshot) {
     f->file_size = 4096 * (i + 1);
     f->smallest = IKey(absl::StrFormat("a%d", i), 20, kTypeValue);
     f->largest = IKey(absl::StrFormat("b%d", i), 3, kTypeDeletion);
+    if (i == 1) {  // one file of format 1 (tag 7), one with facts (tag 9)
+      f->facts.emplace();
+      f->facts->num_entries = 2;
+      f->facts->num_deletions = 1;
+      f->facts->smallest_seq = 3;
+      f->facts->largest_seq = 20;
+      f->facts->filter.fp_chance = 0.01;
+      f->facts->filter.bits_per_key = 10;
+      f->facts->filter.num_keys = 2;
+    }
     e.AddFile(i, f);
   }
   std::string s;

@@ -21,7 +21,7 @@ bool SameFiles(const VersionEdit& a, const VersionEdit& b) {
     const auto& [lb, fb] = b.new_files_[i];
     if (la != lb || fa->number != fb->number ||
         fa->file_size != fb->file_size || fa->smallest != fb->smallest ||
-        fa->largest != fb->largest) {
+        fa->largest != fb->largest || fa->facts != fb->facts) {
       return false;
     }
   }

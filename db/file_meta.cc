@@ -1,0 +1,109 @@
+#include "db/file_meta.h"
+
+#include <bit>
+#include <cmath>
+
+#include "util/coding.h"
+
+namespace sift {
+namespace {
+
+void PutDouble(std::string* dst, double v) {
+  PutFixed64(dst, std::bit_cast<uint64_t>(v));
+}
+
+bool GetDouble(std::string_view* input, double* v) {
+  uint64_t bits;
+  if (!GetFixed64(input, &bits)) return false;
+  *v = std::bit_cast<double>(bits);
+  return true;
+}
+
+void EncodeFilterFacts(const FilterFacts& f, std::string* dst) {
+  dst->push_back(static_cast<char>(f.layout));
+  PutDouble(dst, f.fp_chance);
+  PutDouble(dst, f.bits_per_key);
+  PutVarint64(dst, f.num_keys);
+}
+
+bool DecodeFilterFacts(std::string_view* input, FilterFacts* f) {
+  if (input->empty()) return false;
+  // Any layout byte is kept: one this build does not know is simply never
+  // "current" (FilterIsCurrent).
+  f->layout = static_cast<FilterLayout>(static_cast<uint8_t>((*input)[0]));
+  input->remove_prefix(1);
+  return GetDouble(input, &f->fp_chance) &&
+         GetDouble(input, &f->bits_per_key) &&
+         GetVarint64(input, &f->num_keys) && f->fp_chance > 0 &&
+         f->fp_chance <= 1.0 && std::isfinite(f->bits_per_key) &&
+         f->bits_per_key >= 0;
+}
+
+}  // namespace
+
+FileFacts FactsFromProperties(const TableProperties& props,
+                              SequenceNumber last_sequence) {
+  FileFacts f;
+  f.num_entries = props.num_entries;
+  f.num_deletions = props.num_deletions;
+  f.smallest_seq = 0;
+  f.largest_seq = last_sequence;
+  f.filter.layout = props.filter_layout;
+  f.filter.fp_chance = props.bloom_filter_fp_chance;
+  f.filter.bits_per_key = props.filter_bits_per_key;
+  f.filter.num_keys = props.filter_num_keys;
+  return f;
+}
+
+bool FilterIsCurrent(const FileFacts& facts, const Options& options) {
+  const FilterFacts& f = facts.read_filter();
+  const bool has_filter = f.fp_chance < 1.0;
+  if (options.bloom_filter_fp_chance >= 1.0) return !has_filter;
+  return has_filter && f.fp_chance == options.bloom_filter_fp_chance &&
+         f.layout == options.filter_layout;
+}
+
+void EncodeFileFacts(const FileFacts& facts, std::string* dst) {
+  PutVarint64(dst, facts.num_entries);
+  PutVarint64(dst, facts.num_deletions);
+  PutVarint64(dst, facts.smallest_seq);
+  PutVarint64(dst, facts.largest_seq);
+  EncodeFilterFacts(facts.filter, dst);
+  dst->push_back(facts.replacement ? 1 : 0);
+  if (facts.replacement) {
+    PutVarint64(dst, facts.replacement->number);
+    PutVarint64(dst, facts.replacement->size);
+    EncodeFilterFacts(facts.replacement->filter, dst);
+  }
+}
+
+bool DecodeFileFacts(std::string_view src, FileFacts* facts) {
+  *facts = FileFacts();
+  std::string_view in = src;
+  if (!GetVarint64(&in, &facts->num_entries) ||
+      !GetVarint64(&in, &facts->num_deletions) ||
+      !GetVarint64(&in, &facts->smallest_seq) ||
+      !GetVarint64(&in, &facts->largest_seq) ||
+      !DecodeFilterFacts(&in, &facts->filter) || in.empty()) {
+    return false;
+  }
+  if (facts->num_deletions > facts->num_entries ||
+      facts->smallest_seq > facts->largest_seq ||
+      facts->largest_seq > kMaxSequenceNumber) {
+    return false;
+  }
+  const uint8_t replacements = static_cast<uint8_t>(in[0]);
+  in.remove_prefix(1);
+  if (replacements > 1) return false;
+  if (replacements == 1) {
+    ReplacementFilter r;
+    if (!GetVarint64(&in, &r.number) || !GetVarint64(&in, &r.size) ||
+        !DecodeFilterFacts(&in, &r.filter)) {
+      return false;
+    }
+    facts->replacement = r;
+  }
+  return true;  // anything left is a field of a later format
+}
+
+}  // namespace sift
