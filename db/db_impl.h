@@ -7,7 +7,7 @@
 //   resume.cc         Resume: clearing a background error (db_write.cc
 //                     queues it as a writer)
 //
-// Concurrency (DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
+// Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
 // thread flushes and compacts. Readers take the current ReadView (memtable,
 // immutable memtable, Version) under the small view_mu_ and then read with

@@ -176,7 +176,6 @@ class Repairer {
                                  /*block_cache=*/nullptr));
     RETURN_IF_ERROR(table->VerifyChecksum());
     ReadOptions ro;
-    ro.verify_checksums = true;
     ro.fill_cache = false;
     std::unique_ptr<Iterator> it = table->NewIterator(ro);
     SequenceNumber min_sequence = kMaxSequenceNumber, max_sequence = 0;

@@ -17,8 +17,11 @@ Block::Block(BlockContents contents)
     status_ = absl::DataLossError("block too small for its restart count");
     return;
   }
-  const uint64_t max_restarts = (data_.size() - sizeof(uint32_t)) / 4;
-  const uint32_t n = DecodeFixed32(data_.data() + data_.size() - 4);
+  // Restart offsets and their count are fixed32s (FORMAT.md).
+  const uint64_t max_restarts =
+      (data_.size() - sizeof(uint32_t)) / sizeof(uint32_t);
+  const uint32_t n =
+      DecodeFixed32(data_.data() + data_.size() - sizeof(uint32_t));
   if (n == 0 || n > max_restarts) {
     status_ = absl::DataLossError(absl::StrCat("block restart count ", n,
                                                " is impossible for a block "
@@ -26,13 +29,14 @@ Block::Block(BlockContents contents)
                                                data_.size(), " bytes"));
     return;
   }
-  const uint32_t restart_offset =
-      static_cast<uint32_t>(data_.size() - (1 + uint64_t{n}) * 4);
+  const uint32_t restart_offset = static_cast<uint32_t>(
+      data_.size() - (1 + uint64_t{n}) * sizeof(uint32_t));
   // Restart offsets must increase and point into the entry area, so a seek
   // can trust them.
   uint32_t prev = 0;
   for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t r = DecodeFixed32(data_.data() + restart_offset + 4 * i);
+    const uint32_t r =
+        DecodeFixed32(data_.data() + restart_offset + sizeof(uint32_t) * i);
     if ((i == 0 && r != 0) || (i > 0 && r <= prev) ||
         (restart_offset > 0 && r >= restart_offset) ||
         (restart_offset == 0 && r != 0)) {

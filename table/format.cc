@@ -34,7 +34,8 @@ void Footer::EncodeTo(std::string* dst) const {
   PutFixed64(dst, index.offset);
   PutFixed64(dst, index.size);
   PutFixed32(dst, format_version);
-  PutFixed32(dst, crc32c::Mask(crc32c::Value(dst->data() + start, 36)));
+  PutFixed32(dst, crc32c::Mask(crc32c::Value(dst->data() + start,
+                                             kFooterChecksumOffset)));
   PutFixed64(dst, kTableMagicNumber);
 }
 
@@ -45,20 +46,22 @@ absl::Status Footer::DecodeFrom(std::string_view input, const std::string& file,
                            "file too short to be an SSTable");
   }
   const char* p = input.data();
-  if (DecodeFixed64(p + 40) != kTableMagicNumber) {
-    return CorruptionError(file, footer_offset + 40,
+  if (DecodeFixed64(p + kFooterMagicOffset) != kTableMagicNumber) {
+    return CorruptionError(file, footer_offset + kFooterMagicOffset,
                            "bad magic number in footer (not an SSTable)");
   }
-  const uint32_t stored = crc32c::Unmask(DecodeFixed32(p + 36));
-  if (stored != crc32c::Value(p, 36)) {
-    return CorruptionError(file, footer_offset + 36,
+  const uint32_t stored =
+      crc32c::Unmask(DecodeFixed32(p + kFooterChecksumOffset));
+  if (stored != crc32c::Value(p, kFooterChecksumOffset)) {
+    return CorruptionError(file, footer_offset + kFooterChecksumOffset,
                            "footer checksum mismatch");
   }
+  // The two handles: four fixed64s, in the order EncodeTo wrote them.
   metaindex.offset = DecodeFixed64(p);
-  metaindex.size = DecodeFixed64(p + 8);
-  index.offset = DecodeFixed64(p + 16);
-  index.size = DecodeFixed64(p + 24);
-  format_version = DecodeFixed32(p + 32);
+  metaindex.size = DecodeFixed64(p + sizeof(uint64_t));
+  index.offset = DecodeFixed64(p + 2 * sizeof(uint64_t));
+  index.size = DecodeFixed64(p + 3 * sizeof(uint64_t));
+  format_version = DecodeFixed32(p + kFooterVersionOffset);
   if (format_version != kTableFormatVersion) {
     return absl::UnimplementedError(absl::StrCat(
         file, ": unsupported table format version ", format_version,
@@ -111,12 +114,15 @@ absl::Status ReadBlock(const RandomAccessFile& file,
   // into its own buffer anyway, so only a raw block read with pread pays
   // a copy. Large blocks get a buffer of their own rather than grow it.
   constexpr size_t kMaxScratch = 256 << 10;
+  // First size of the buffer: a few default-sized (4 KiB) blocks' worth, so
+  // a thread's first reads do not regrow it.
+  constexpr size_t kMinScratch = 16 << 10;
   thread_local std::vector<char> scratch;
   std::unique_ptr<char[]> large;
   char* buf;
   if (n + kBlockTrailerSize <= kMaxScratch) {
     if (scratch.size() < n + kBlockTrailerSize) {
-      scratch.resize(std::max<size_t>(n + kBlockTrailerSize, 16 << 10));
+      scratch.resize(std::max(n + kBlockTrailerSize, kMinScratch));
     }
     buf = scratch.data();
   } else {
@@ -146,11 +152,15 @@ absl::Status ReadBlock(const RandomAccessFile& file,
     }
     case kSnappyBlock: {
       size_t ulength = 0;
-      // No Snappy element expands by more than 64/3 (a 3-byte copy of 64
-      // bytes; snappy's format_description.txt), so a larger stated length
-      // is damage: refuse it before allocating it.
+      // No Snappy element expands by more than 64/3 (a 3-byte copy element
+      // of 64 bytes; snappy's format_description.txt), so a larger stated
+      // length is damage: refuse it before allocating it. Past kMaxBlockSize
+      // it is refused too: no block that large was ever written.
+      constexpr size_t kSnappyMaxCopyLength = 64;
+      constexpr size_t kSnappyCopyElementSize = 3;
       if (!snappy::GetUncompressedLength(data, n, &ulength) ||
-          ulength > kMaxBlockSize || ulength > 64 * (n / 3 + 1)) {
+          ulength > kMaxBlockSize ||
+          ulength > kSnappyMaxCopyLength * (n / kSnappyCopyElementSize + 1)) {
         return CorruptionError(file_name, handle.offset,
                                "bad snappy block length");
       }

@@ -21,6 +21,11 @@ constexpr uint32_t kTableFormatVersion = 1;
 // "siftSST1" read as a little-endian fixed64. DO NOT CHANGE.
 constexpr uint64_t kTableMagicNumber = 0x3154535374666973ull;
 constexpr size_t kFooterSize = 48;
+// Where the footer's fields after the two block handles start (FORMAT.md,
+// "Footer"); the checksum covers the bytes before it. DO NOT CHANGE.
+constexpr size_t kFooterVersionOffset = 32;
+constexpr size_t kFooterChecksumOffset = 36;
+constexpr size_t kFooterMagicOffset = 40;
 // 1-byte compression type + fixed32 masked crc32c. DO NOT CHANGE.
 constexpr size_t kBlockTrailerSize = 5;
 

@@ -26,8 +26,12 @@ enum ValueType : uint8_t {
   kTypeValue = 1,
 };
 
-// Sequences use 56 bits; the low byte of the trailer holds the type.
-constexpr SequenceNumber kMaxSequenceNumber = (uint64_t{1} << 56) - 1;
+// The trailer is (sequence << kValueTypeBits) | type: the low byte holds the
+// ValueType, the 56 bits above it the sequence (FORMAT.md, "Internal keys").
+constexpr int kValueTypeBits = 8;
+constexpr uint64_t kValueTypeMask = (uint64_t{1} << kValueTypeBits) - 1;
+constexpr SequenceNumber kMaxSequenceNumber =
+    (uint64_t{1} << (64 - kValueTypeBits)) - 1;
 
 // When seeking to (user_key, s), use the type that sorts first among entries
 // with sequence s: the trailer sorts descending, so the largest type value.
@@ -36,7 +40,7 @@ constexpr ValueType kValueTypeForSeek = kTypeValue;
 constexpr size_t kInternalKeyTrailerSize = 8;
 
 inline uint64_t PackSequenceAndType(SequenceNumber seq, ValueType type) {
-  return (seq << 8) | type;
+  return (seq << kValueTypeBits) | type;
 }
 
 inline void AppendInternalKey(std::string* dst, std::string_view user_key,
@@ -65,10 +69,10 @@ struct ParsedInternalKey {
 inline bool ParseInternalKey(std::string_view ikey, ParsedInternalKey* out) {
   if (ikey.size() < kInternalKeyTrailerSize) return false;
   const uint64_t trailer = ExtractTrailer(ikey);
-  const uint8_t type = trailer & 0xff;
+  const uint8_t type = trailer & kValueTypeMask;
   if (type > kTypeValue) return false;
   out->user_key = ExtractUserKey(ikey);
-  out->sequence = trailer >> 8;
+  out->sequence = trailer >> kValueTypeBits;
   out->type = static_cast<ValueType>(type);
   return true;
 }

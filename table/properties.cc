@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "table/block_builder.h"
+#include "util/bloom.h"
 #include "util/coding.h"
 
 namespace sift {
@@ -97,7 +98,9 @@ absl::Status DecodeProperties(const Block& block, TableProperties* p) {
       ok = ParseVarint(value, &u) && u <= 1;
       p->filter_layout = static_cast<FilterLayout>(u);
     } else if (name == prop::kProbes) {
-      ok = ParseVarint(value, &u) && u <= 1000;
+      // Probes beyond what a filter may hold mean a damaged property.
+      ok =
+          ParseVarint(value, &u) && u <= static_cast<uint64_t>(kBloomMaxProbes);
       p->filter_num_probes = static_cast<uint32_t>(u);
     } else if (name == prop::kCompression) {
       ok = ParseVarint(value, &u) && u <= 1;

@@ -21,6 +21,11 @@ absl::string_view AbslView(std::string_view s) {
   return absl::string_view(s.data(), s.size());
 }
 
+// A block is stored compressed only when that saves at least 1/8 of it
+// (12.5%, FORMAT.md "Block trailer"): less is not worth decompressing on
+// every read.
+constexpr size_t kMinCompressionSavingDivisor = 8;
+
 }  // namespace
 
 absl::Status ValidateTableOptions(const Options& o) {
@@ -145,8 +150,8 @@ void TableBuilder::WriteBlock(std::string_view contents, bool may_compress,
   std::string_view stored = contents;
   if (may_compress && options_.compression == Compression::kSnappy) {
     snappy::Compress(contents.data(), contents.size(), &compressed_);
-    // Worth it only if it saves at least 12.5% (FORMAT.md, trailer).
-    if (compressed_.size() < contents.size() - contents.size() / 8) {
+    if (compressed_.size() <
+        contents.size() - contents.size() / kMinCompressionSavingDivisor) {
       stored = compressed_;
       type = kSnappyBlock;
     }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
+#include "util/cache_line.h"
 #include "util/coding.h"
 #include "util/status_macros.h"
 
@@ -111,8 +112,12 @@ void Table::LoadFilter(const BlockHandle& handle) {
   filter_status_ = ReadBlock(*file_, file_name_, handle, &contents);
   if (!filter_status_.ok()) return;  // read without a filter
   const size_t n = contents.data.size();
+  // Line-aligned, so a kBlocked probe reads one cache line; aligned_alloc
+  // wants a size that is a whole number of alignments.
+  const size_t lines =
+      std::max<size_t>(1, (n + kCacheLineSize - 1) / kCacheLineSize);
   filter_data_.reset(static_cast<char*>(
-      std::aligned_alloc(64, std::max<size_t>(64, (n + 63) / 64 * 64))));
+      std::aligned_alloc(kCacheLineSize, lines * kCacheLineSize)));
   std::memcpy(filter_data_.get(), contents.data.data(), n);
   filter_size_ = n;
   filter_ = BloomFilterReader(std::string_view(filter_data_.get(), n));

@@ -1,8 +1,7 @@
-// Bad and extreme input at the API (issue #8, "Bad input"): empty keys,
-// 1 MiB keys, 64 MiB values, embedded NUL bytes, out-of-range options, a
-// path that is a regular file, an unwritable directory, DestroyDB on odd
-// paths. Each gets a clear error or correct behaviour; nothing crashes and
-// nothing acknowledged is lost.
+// Bad and extreme input at the API: empty keys, 1 MiB keys, 64 MiB values,
+// embedded NUL bytes, out-of-range options, a path that is a regular file, an
+// unwritable directory, DestroyDB on odd paths. Each gets a clear error or
+// correct behaviour; nothing crashes and nothing acknowledged is lost.
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,8 +19,8 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/fault_env.h"
 #include "tests/testutil/testutil.h"
-#include "util/fault_env.h"
 #include "util/random.h"
 
 namespace sift {

@@ -4,8 +4,11 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "sift/env.h"
 #include "table/block_builder.h"
+#include "table/format.h"
 #include "table/internal_key.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
@@ -101,6 +104,45 @@ TEST(BlockTest, PrefixCompressionSharesPrefixes) {
   builder.Add("tweedledum", "2");
   // 3 header bytes + 10 + 1, then 3 + 2 ("um") + 1, restarts 4 + count 4.
   EXPECT_EQ(builder.Finish().size(), (3 + 10 + 1) + (3 + 2 + 1) + 4 + 4);
+}
+
+std::string Hex(std::string_view bytes) {
+  std::string out;
+  for (char c : bytes) {
+    absl::StrAppendFormat(&out, "%s%02x", out.empty() ? "" : " ",
+                          static_cast<uint8_t>(c));
+  }
+  return out;
+}
+
+// The worked example of table/FORMAT.md ("Data, index, metaindex and
+// properties blocks"), block and trailer. If this fails, the on-disk format
+// changed: fix the code, not the expected bytes.
+TEST(BlockFormatTest, WorkedExample) {
+  std::string apple, apply;
+  AppendInternalKey(&apple, "apple", 1, kTypeValue);
+  AppendInternalKey(&apply, "apply", 2, kTypeValue);
+  BlockBuilder builder(16);
+  builder.Add(apple, "red");
+  builder.Add(apply, "yes");
+  const std::string block(builder.Finish());
+  EXPECT_EQ(Hex(block),
+            "00 0d 03 61 70 70 6c 65 01 01 00 00 00 00 00 00 72 65 64 "
+            "04 09 03 79 01 02 00 00 00 00 00 00 79 65 73 "
+            "00 00 00 00 01 00 00 00");
+  std::string trailer;
+  AppendBlockTrailer(block, kRawBlock, &trailer);
+  EXPECT_EQ(Hex(trailer), "00 12 12 95 5d");
+
+  // The reader accepts exactly those bytes and decodes both entries.
+  std::unique_ptr<Env> env = NewMemEnv();
+  ASSERT_TRUE(WriteStringToFile(env.get(), block + trailer, "/t", false).ok());
+  auto file = env->NewRandomAccessFile("/t");
+  ASSERT_TRUE(file.ok());
+  BlockContents contents;
+  ASSERT_TRUE(
+      ReadBlock(**file, "/t", BlockHandle{0, block.size()}, &contents).ok());
+  EXPECT_EQ(contents.data, block);
 }
 
 TEST(BlockTest, MalformedBlocksNeverReadOutOfBounds) {

@@ -1,4 +1,5 @@
-// Crash loops (issue #8, "Crash loop").
+// Crash loops: a DB killed at random points must reopen with every
+// acknowledged write.
 //
 // ProcessCrash: a forked child opens a real POSIX DB with a small memtable
 // (so flushes and compactions run); one to three writer threads (so group
@@ -41,10 +42,10 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/expected_state.h"
+#include "tests/testutil/fault_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
-#include "util/fault_env.h"
 #include "util/random.h"
 
 namespace sift {

@@ -186,7 +186,7 @@ TEST_F(DbBenchTest, EveryBenchmarkReportsALineThatParsesAsRocksDbs) {
   EXPECT_EQ(by_name["readwhilewriting"].of, 5000);
 }
 
-// The acceptance run, scaled down: the three filter counters give
+// A filter-accuracy run, scaled down: the three filter counters give
 // an FP rate near the configured chance, and db_bench prints the same rate.
 // (No readhot here: it probes the same few absent keys over and over, so
 // its false positives come in correlated bunches.)

@@ -10,10 +10,10 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "sift/env.h"
+#include "tests/testutil/counting_env.h"
+#include "tests/testutil/fault_env.h"
 #include "tests/testutil/mem_db_test.h"
 #include "tests/testutil/testutil.h"
-#include "util/counting_env.h"
-#include "util/fault_env.h"
 #include "util/random.h"
 
 namespace sift {

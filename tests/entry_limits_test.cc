@@ -16,7 +16,7 @@
 #include "sift/options.h"
 #include "sift/sst_file_writer.h"
 #include "sift/write_batch.h"
-#include "util/fault_env.h"
+#include "tests/testutil/fault_env.h"
 
 namespace sift {
 namespace {

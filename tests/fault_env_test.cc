@@ -1,4 +1,4 @@
-#include "util/fault_env.h"
+#include "tests/testutil/fault_env.h"
 
 #include <algorithm>
 #include <atomic>
@@ -129,16 +129,6 @@ TEST_P(FaultEnvTest, WritersFromBeforeTheCrashAreDead) {
   auto g = Open("g");
   EXPECT_TRUE(g->Append("x").ok());
   EXPECT_TRUE(g->Close().ok());
-}
-
-TEST_P(FaultEnvTest, AppendableFileStartsSyncedAtItsSize) {
-  ASSERT_TRUE(WriteStringToFile(base_, "before", Path("f"), true).ok());
-  auto f = env_->NewAppendableFile(Path("f"));
-  ASSERT_TRUE(f.ok());
-  ASSERT_TRUE((*f)->Append(" after").ok());
-  ASSERT_TRUE((*f)->Close().ok());
-  Crash();
-  EXPECT_EQ(Contents("f"), "before");  // existing entry: not removed
 }
 
 TEST_P(FaultEnvTest, TruncatingAnExistingFileSyncsNothing) {
@@ -315,8 +305,6 @@ TEST_P(FaultEnvTest, InjectedNewFileErrorCreatesNothing) {
   auto f = env_->NewWritableFile(Path("MANIFEST-000001"));
   EXPECT_TRUE(absl::IsResourceExhausted(f.status())) << f.status();
   EXPECT_FALSE(Exists("MANIFEST-000001"));
-  auto g = env_->NewAppendableFile(Path("MANIFEST-000002"));
-  EXPECT_FALSE(g.ok());
   EXPECT_TRUE(env_->NewWritableFile(Path("other")).ok());
 }
 

@@ -1,10 +1,10 @@
-// Injected write errors through FaultInjectionEnv (DESIGN.md "Errors"):
-// ENOSPC and EIO on WAL appends, on SSTable writes during flush and
-// compaction, on MANIFEST and CURRENT writes, and failing syncs. In every
-// case the failing call returns the error, the DB refuses every later write
-// with that same error (no retry that could lose data), reads keep working,
-// and after a reopen with the fault gone every acknowledged write is there
-// and the failed write is all or nothing.
+// Injected write errors through FaultInjectionEnv (docs/DESIGN.md, "Error
+// model"): ENOSPC and EIO on WAL appends, on SSTable writes during flush and
+// compaction, on MANIFEST and CURRENT writes, and failing syncs. In every case
+// the failing call returns the error, the DB refuses every later write with
+// that same error (no retry that could lose data), reads keep working, and
+// after a reopen with the fault gone every acknowledged write is there and the
+// failed write is all or nothing.
 
 #include <cstdio>
 #include <memory>
@@ -17,8 +17,8 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/expected_state.h"
+#include "tests/testutil/fault_env.h"
 #include "tests/testutil/testutil.h"
-#include "util/fault_env.h"
 #include "util/mutex.h"
 #include "util/random.h"
 

@@ -51,10 +51,12 @@ class WalSequenceTest : public ::testing::Test {
       }
     }
     const std::string wal = LogFileName("/db", newest);
-    auto size = env_->GetFileSize(wal);
-    auto file = env_->NewAppendableFile(wal);
-    ASSERT_TRUE(size.ok() && file.ok());
-    log::Writer writer(file->get(), *size);
+    std::string old;
+    ASSERT_TRUE(ReadFileToString(env_.get(), wal, &old).ok());
+    auto file = env_->NewWritableFile(wal);
+    ASSERT_TRUE(file.ok());
+    ASSERT_TRUE((*file)->Append(old).ok());
+    log::Writer writer(file->get(), old.size());
     ASSERT_TRUE(writer.AddRecord(WriteBatchInternal::Contents(&batch)).ok());
     ASSERT_TRUE((*file)->Close().ok());
   }

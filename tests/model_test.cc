@@ -2,11 +2,11 @@
 // (latest and through snapshots), iterators in both directions, flushes,
 // compactions and reopens -- each reopen with the filter fp chance switched
 // among 0.01, 0.1 and 1.0 and the filter layout switched -- checked answer by
-// answer against a std::map (Pebble's metamorphic test, DESIGN.md).
+// answer against a std::map (Pebble's metamorphic test).
 //
 // Every run prints its seed; SIFT_TEST_SEED=<seed> replays it exactly and
-// SIFT_MODEL_OPS=<n> sets the number of operations (the downstream
-// check runs 200000 with a 64 KiB memtable and 128 KiB files).
+// SIFT_MODEL_OPS=<n> sets the number of operations (a long run, e.g.
+// 200000, exercises many flushes and compactions at these small sizes).
 
 #include <cstdio>
 #include <cstdlib>
@@ -53,7 +53,8 @@ struct HeldIterator {
 
 class ModelRunner {
  public:
-  // The sizes: a 64 KiB memtable and 128 KiB files.
+  // A 64 KiB memtable and 128 KiB files: small enough that a few thousand
+  // operations flush and compact many times.
   static Options DefaultSizes() {
     Options o;
     o.write_buffer_size = 64 << 10;

@@ -18,9 +18,9 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/db_files.h"
+#include "tests/testutil/fault_env.h"
 #include "tests/testutil/gate_env.h"
 #include "tests/testutil/testutil.h"
-#include "util/fault_env.h"
 
 namespace sift {
 namespace {

@@ -16,8 +16,8 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/expected_state.h"
+#include "tests/testutil/fault_env.h"
 #include "tests/testutil/testutil.h"
-#include "util/fault_env.h"
 #include "util/random.h"
 
 namespace sift {

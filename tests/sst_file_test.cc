@@ -13,8 +13,8 @@
 #include "sift/sst_file_writer.h"
 #include "table/format.h"
 #include "table/table_reader.h"
+#include "tests/testutil/counting_env.h"
 #include "tests/testutil/testutil.h"
-#include "util/counting_env.h"
 #include "util/random.h"
 
 namespace sift {

@@ -124,7 +124,8 @@ void BloomFilterBuilder::SetBlockedBits(uint8_t* bits,
                                         const FilterShape& shape) const {
   const uint64_t num_blocks = shape.num_bits / kBloomBlockBits;
   for (uint64_t h : hashes_) {
-    uint8_t* block = bits + 64 * bloom_internal::FastRange(h, num_blocks);
+    uint8_t* block =
+        bits + kBloomBlockBytes * bloom_internal::FastRange(h, num_blocks);
     bloom_internal::ForEachBlockedBit(h, shape.num_probes, [block](uint32_t i) {
       block[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
     });

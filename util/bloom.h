@@ -115,6 +115,7 @@
 
 #include "sift/filter_policy.h"
 #include "sift/options.h"
+#include "util/cache_line.h"
 
 namespace sift {
 
@@ -126,6 +127,13 @@ constexpr int kBloomMaxProbes = 64;        // readers reject more
 constexpr uint64_t kBloomBlockBits = 512;  // kBlocked block: one cache line
 constexpr uint64_t kBloomMinStandardBits = 64;
 // ---- End of on-disk constants. -----------------------------------------
+
+// Bytes of one kBlocked block (derived from kBloomBlockBits, so also fixed by
+// the format).
+constexpr size_t kBloomBlockBytes = kBloomBlockBits / 8;
+// A block fits one cache line, so a probe of a line-aligned filter reads one.
+static_assert(kCacheLineSize % kBloomBlockBytes == 0,
+              "a kBlocked block must not straddle two cache lines");
 
 // The smallest target honoured; smaller ones are built as this (see
 // FilterPolicy::Create for why).
@@ -310,8 +318,8 @@ class BloomFilterReader {
   // every file a Get will probe, then probe, to overlap the misses.
   void Prefetch(uint64_t hash) const {
     if (kind_ == Kind::kBlocked) {
-      __builtin_prefetch(bits_ +
-                         64 * bloom_internal::FastRange(hash, num_blocks_));
+      __builtin_prefetch(bits_ + kBloomBlockBytes * bloom_internal::FastRange(
+                                                        hash, num_blocks_));
     } else if (kind_ == Kind::kStandard) {
       const uint8_t* bits = bits_;
       bloom_internal::ForEachStandardBit(hash, num_bits_, num_probes_,
@@ -351,7 +359,7 @@ class BloomFilterReader {
   // Branch-free inside the block: all k bits are tested, then combined.
   bool BlockedMayContain(uint64_t hash) const {
     const uint8_t* block =
-        bits_ + 64 * bloom_internal::FastRange(hash, num_blocks_);
+        bits_ + kBloomBlockBytes * bloom_internal::FastRange(hash, num_blocks_);
     uint32_t all_set = 1;
     bloom_internal::ForEachBlockedBit(hash, num_probes_, [&](uint32_t i) {
       all_set &= static_cast<uint32_t>(block[i >> 3] >> (i & 7));

@@ -90,12 +90,21 @@ const BlockOccupancyTable& Table() {
 template <typename BlockFp>
 double PoissonMixture(double lambda, BlockFp&& block_fp) {
   if (!(lambda > 0)) return block_fp(0);
-  // (Capped: a trailer may claim 2^64 keys, and a double beyond uint64_t
-  // does not convert.)
-  if (lambda > 1e6) {
-    return block_fp(static_cast<uint64_t>(std::min(lambda, 1e18)));
+  // Past a million keys a block is all ones under any spread of the
+  // Poisson: the mixture is block_fp(lambda). (Capped: a trailer may claim
+  // 2^64 keys, and a double beyond uint64_t does not convert.)
+  constexpr double kSaturatedKeysPerBlock = 1e6;
+  constexpr double kMaxConvertibleKeys = 1e18;
+  if (lambda > kSaturatedKeysPerBlock) {
+    return block_fp(
+        static_cast<uint64_t>(std::min(lambda, kMaxConvertibleKeys)));
   }
-  const double spread = 12 * std::sqrt(lambda) + 25;
+  // Sum over lambda +- (12 standard deviations + 25): the Poisson mass
+  // left out is below 1e-30, far under the precision of the sum; the fixed
+  // 25 covers small lambda, where the distribution is skewed right.
+  constexpr double kTailSigmas = 12;
+  constexpr double kTailMinWidth = 25;
+  const double spread = kTailSigmas * std::sqrt(lambda) + kTailMinWidth;
   const double first = std::max(0.0, std::floor(lambda - spread));
   const double last = std::ceil(lambda + spread);
   double pmf =

@@ -160,9 +160,14 @@ class LruCache {
     return n;
   }
 
+  // The shard index skips the hash's low 7 bits: each shard's flat_hash_map
+  // keeps those as its per-slot tag (absl's H2). Were they the shard index,
+  // every key of a shard would share tag bits, and tags would tell its keys
+  // apart less well (more full-key compares per lookup).
+  static constexpr int kSwissTableTagBits = 7;
   Shard& ShardFor(const CacheKey& key) {
     const size_t h = absl::Hash<CacheKey>{}(key);
-    return shards_[(h >> 7) & (num_shards_ - 1)];
+    return shards_[(h >> kSwissTableTagBits) & (num_shards_ - 1)];
   }
 
   const size_t capacity_;

@@ -3,13 +3,13 @@
 namespace sift {
 
 void PutFixed32(std::string* dst, uint32_t value) {
-  char buf[4];
+  char buf[sizeof(uint32_t)];
   EncodeFixed32(buf, value);
   dst->append(buf, sizeof(buf));
 }
 
 void PutFixed64(std::string* dst, uint64_t value) {
-  char buf[8];
+  char buf[sizeof(uint64_t)];
   EncodeFixed64(buf, value);
   dst->append(buf, sizeof(buf));
 }
@@ -20,9 +20,9 @@ char* EncodeVarint32(char* dst, uint32_t value) {
 
 char* EncodeVarint64(char* dst, uint64_t value) {
   auto* p = reinterpret_cast<unsigned char*>(dst);
-  while (value >= 128) {
-    *p++ = static_cast<unsigned char>(value | 128);
-    value >>= 7;
+  while (value >= kVarintMoreBit) {
+    *p++ = static_cast<unsigned char>(value | kVarintMoreBit);
+    value >>= kVarintPayloadBits;
   }
   *p++ = static_cast<unsigned char>(value);
   return reinterpret_cast<char*>(p);
@@ -45,20 +45,26 @@ void PutLengthPrefixed(std::string* dst, std::string_view value) {
 
 int VarintLength(uint64_t value) {
   int len = 1;
-  while (value >= 128) {
-    value >>= 7;
+  while (value >= kVarintMoreBit) {
+    value >>= kVarintPayloadBits;
     ++len;
   }
   return len;
 }
 
 const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* value) {
+  // The last byte may hold only the bits left below 64 (one), and no
+  // continuation: anything else is a value wider than 64 bits.
+  constexpr int kLastShift = (kMaxVarint64Bytes - 1) * kVarintPayloadBits;
   uint64_t result = 0;
-  for (int shift = 0; shift <= 63 && p < limit; shift += 7) {
+  for (int shift = 0; shift <= kLastShift && p < limit;
+       shift += kVarintPayloadBits) {
     uint64_t byte = static_cast<unsigned char>(*p++);
-    if (shift == 63 && byte > 1) return nullptr;  // more than 64 bits
-    result |= (byte & 127) << shift;
-    if ((byte & 128) == 0) {
+    if (shift == kLastShift && (byte >> (64 - kLastShift)) != 0) {
+      return nullptr;
+    }
+    result |= (byte & kVarintPayloadMask) << shift;
+    if ((byte & kVarintMoreBit) == 0) {
       *value = result;
       return p;
     }
@@ -67,12 +73,18 @@ const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* value) {
 }
 
 const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* value) {
+  // The last byte may hold only the bits left below 32 (four), and no
+  // continuation: anything else is a value wider than 32 bits.
+  constexpr int kLastShift = (kMaxVarint32Bytes - 1) * kVarintPayloadBits;
   uint32_t result = 0;
-  for (int shift = 0; shift <= 28 && p < limit; shift += 7) {
+  for (int shift = 0; shift <= kLastShift && p < limit;
+       shift += kVarintPayloadBits) {
     uint32_t byte = static_cast<unsigned char>(*p++);
-    if (shift == 28 && byte > 15) return nullptr;  // more than 32 bits
-    result |= (byte & 127) << shift;
-    if ((byte & 128) == 0) {
+    if (shift == kLastShift && (byte >> (32 - kLastShift)) != 0) {
+      return nullptr;
+    }
+    result |= (byte & kVarintPayloadMask) << shift;
+    if ((byte & kVarintMoreBit) == 0) {
       *value = result;
       return p;
     }
@@ -81,16 +93,16 @@ const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* value) {
 }
 
 bool GetFixed32(std::string_view* input, uint32_t* value) {
-  if (input->size() < 4) return false;
+  if (input->size() < sizeof(uint32_t)) return false;
   *value = DecodeFixed32(input->data());
-  input->remove_prefix(4);
+  input->remove_prefix(sizeof(uint32_t));
   return true;
 }
 
 bool GetFixed64(std::string_view* input, uint64_t* value) {
-  if (input->size() < 8) return false;
+  if (input->size() < sizeof(uint64_t)) return false;
   *value = DecodeFixed64(input->data());
-  input->remove_prefix(8);
+  input->remove_prefix(sizeof(uint64_t));
   return true;
 }
 

@@ -15,6 +15,12 @@
 
 namespace sift {
 
+// A varint (LEB128) carries kVarintPayloadBits bits of the value per byte,
+// low bits first; a byte's high bit (kVarintMoreBit) says another follows.
+// So a 32-bit value takes at most 5 bytes and a 64-bit value at most 10.
+constexpr int kVarintPayloadBits = 7;
+constexpr uint32_t kVarintMoreBit = 0x80;
+constexpr uint32_t kVarintPayloadMask = kVarintMoreBit - 1;
 constexpr int kMaxVarint32Bytes = 5;
 constexpr int kMaxVarint64Bytes = 10;
 
@@ -84,7 +90,7 @@ inline const char* GetVarint32PtrFast(const char* p, const char* limit,
                                       uint32_t* value) {
   if (p < limit) {
     uint32_t b = static_cast<unsigned char>(*p);
-    if ((b & 128) == 0) {
+    if ((b & kVarintMoreBit) == 0) {
       *value = b;
       return p + 1;
     }

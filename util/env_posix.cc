@@ -18,7 +18,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <set>
 #include <string>
@@ -77,16 +76,6 @@ class PosixSequentialFile final : public SequentialFile {
       done += static_cast<size_t>(r);
     }
     *result = std::string_view(scratch, done);
-    return absl::OkStatus();
-  }
-
-  absl::Status Skip(uint64_t n) override {
-    // Seeking past the end is allowed; the next Read then reports end of
-    // file, which is "stops at the end" as far as a reader can tell.
-    constexpr uint64_t kMax = std::numeric_limits<off_t>::max();
-    if (::lseek(fd_, static_cast<off_t>(std::min(n, kMax)), SEEK_CUR) < 0) {
-      return PosixError("lseek", path_, errno);
-    }
     return absl::OkStatus();
   }
 
@@ -314,12 +303,6 @@ class PosixEnv final : public Env {
     return std::make_unique<PosixWritableFile>(path, fd);
   }
 
-  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
-      const std::string& path) override {
-    ASSIGN_OR_RETURN(int fd, OpenFd(path, O_WRONLY | O_CREAT | O_APPEND));
-    return std::make_unique<PosixWritableFile>(path, fd);
-  }
-
   bool FileExists(const std::string& path) override {
     return ::access(path.c_str(), F_OK) == 0;
   }
@@ -418,8 +401,10 @@ class PosixEnv final : public Env {
   Mutex locks_mu_;
   std::set<std::string> locked_ ABSL_GUARDED_BY(locks_mu_);
   // Read-only mappings still allowed: a 64-bit address space has room for
-  // many, but the kernel's map count (vm.max_map_count, 65530) does not.
-  std::atomic<int> mmap_budget_{4096};
+  // many, but the kernel's map count (vm.max_map_count, 65530) does not, and
+  // the process may need mappings of its own: take a small share of it.
+  static constexpr int kMaxMappedFiles = 4096;
+  std::atomic<int> mmap_budget_{kMaxMappedFiles};
 };
 
 absl::StatusOr<std::unique_ptr<FileLock>> PosixEnv::LockFile(

@@ -93,12 +93,6 @@ class MemSequentialFile final : public SequentialFile {
     return absl::OkStatus();
   }
 
-  absl::Status Skip(uint64_t n) override {
-    uint64_t size = file_->Size();
-    pos_ = (pos_ >= size || n > size - pos_) ? size : pos_ + n;
-    return absl::OkStatus();
-  }
-
  private:
   const std::shared_ptr<FileData> file_;
   uint64_t pos_ = 0;
@@ -192,12 +186,17 @@ class MemEnv final : public Env {
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) override {
-    return OpenForWrite(path, /*truncate=*/true);
-  }
-
-  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
-      const std::string& path) override {
-    return OpenForWrite(path, /*truncate=*/false);
+    MutexLock l(&mu_);
+    std::string p = Normalize(path);
+    if (IsDirLocked(p)) return MemError("open", path, EISDIR);
+    std::shared_ptr<FileData>& file = files_[p];
+    if (file == nullptr) {
+      file = std::make_shared<FileData>();
+    } else {
+      // Same "inode", like O_TRUNC: existing readers see the truncation.
+      file->Clear();
+    }
+    return std::make_unique<MemWritableFile>(path, file);
   }
 
   bool FileExists(const std::string& path) override {
@@ -279,21 +278,6 @@ class MemEnv final : public Env {
       return MemError(op, path, IsDirLocked(p) ? EISDIR : ENOENT);
     }
     return it->second;
-  }
-
-  absl::StatusOr<std::unique_ptr<WritableFile>> OpenForWrite(
-      const std::string& path, bool truncate) {
-    MutexLock l(&mu_);
-    std::string p = Normalize(path);
-    if (IsDirLocked(p)) return MemError("open", path, EISDIR);
-    std::shared_ptr<FileData>& file = files_[p];
-    if (file == nullptr) {
-      file = std::make_shared<FileData>();
-    } else if (truncate) {
-      // Same "inode", like O_TRUNC: existing readers see the truncation.
-      file->Clear();
-    }
-    return std::make_unique<MemWritableFile>(path, file);
   }
 
   bool HasEntriesUnderLocked(const std::string& dir) const

@@ -2,12 +2,11 @@
 // mutex and condition variable over the standard library (pthreads), with
 // Clang's thread-safety annotations so -Wthread-safety checks the locking.
 //
-// Why not absl::Mutex, as DESIGN.md first planned: Debian's libabsl is
-// built without NDEBUG, so every absl::Mutex acquisition runs its deadlock
-// detector (GraphCycles) -- about 300 instructions per Get on the read
-// path, measured with callgrind -- and it is not built with
-// ThreadSanitizer, so TSan cannot see it synchronize and reports false
-// races. pthread locks have neither problem.
+// Why not absl::Mutex: Debian's libabsl is built without NDEBUG, so every
+// absl::Mutex acquisition runs its deadlock detector (GraphCycles) -- about 300
+// instructions per Get on the read path, measured with callgrind -- and it is
+// not built with ThreadSanitizer, so TSan cannot see it synchronize and reports
+// false races. pthread locks have neither problem.
 
 #ifndef SIFT_UTIL_MUTEX_H_
 #define SIFT_UTIL_MUTEX_H_

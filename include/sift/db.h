@@ -1,11 +1,21 @@
 // DB: an embedded, persistent, ordered key-value store.
 //
+// In a function returning absl::Status:
+//
+// clang-format off
 //   sift::Options options;
 //   options.create_if_missing = true;
-//   absl::StatusOr<std::unique_ptr<sift::DB>> db = sift::DB::Open(options,
-//   "/tmp/db"); if (!db.ok()) ...; absl::Status s =
-//   (*db)->Put(sift::WriteOptions(), "key", "value"); std::string value; s =
-//   (*db)->Get(sift::ReadOptions(), "key", &value);  // NotFound if absent
+//   absl::StatusOr<std::unique_ptr<sift::DB>> db =
+//       sift::DB::Open(options, "/tmp/testdb");
+//   if (!db.ok()) return db.status();
+//   absl::Status s = (*db)->Put(sift::WriteOptions(), "key", "value");
+//   if (!s.ok()) return s;
+//   std::string value;
+//   s = (*db)->Get(sift::ReadOptions(), "key", &value);  // NotFound if absent
+// clang-format on
+//
+// (tests/CMakeLists.txt compiles exactly the lines between the clang-format
+// markers, so the example stays valid code.)
 //
 // Keys and values are arbitrary byte strings (empty and NUL bytes allowed);
 // keys are ordered bytewise.
@@ -71,6 +81,11 @@ class DB {
                               std::string_view key) = 0;
   // Applies the batch atomically. A batch whose status() is not OK (it
   // refused an entry as too large) is refused with that error, whole.
+  // Write stamps the sequence number it assigns into the batch's header
+  // (the first 8 bytes of its WAL payload, db/FORMAT.md), so the batch is
+  // modified even though its entries are not: do not share it with another
+  // thread during the call. The batch stays valid and may be written again,
+  // or Clear()ed and reused.
   virtual absl::Status Write(const WriteOptions& options,
                              WriteBatch* batch) = 0;
 
@@ -104,12 +119,18 @@ class DB {
   // stops them; that error is returned).
   virtual absl::Status WaitForCompaction() = 0;
 
-  // Text about the DB's state, or nullopt for an unknown name:
-  //   sift.stats                  counters and compaction summary
-  //   sift.levels                 files and bytes per level
+  // Text about the DB's state, or nullopt for an unknown name. Every name
+  // served (db/db_properties.cc):
+  //   sift.stats                  counters, observed filter FP rate, and the
+  //                               number of files per level
+  //   sift.levels                 per level: files, bytes, target bytes, and
+  //                               the fp chances its files were built with
   //   sift.filter-stats           per-level filter counters and observed FP
-  //   sift.num-files-at-level<N>  a number
-  //   sift.memory                 bytes in memtables, filters, indexes, cache
+  //   sift.num-files-at-level<N>  the number of files at level N (0..6)
+  //   sift.memory                 bytes in memtables, filters, indexes and
+  //                               the block cache; number of open tables
+  //   sift.sstables               every file per level: number, size,
+  //                               smallest and largest key
   //   sift.wal-recovery           what replaying the logs at Open met: logs
   //                               and records replayed, damaged records and
   //                               bytes dropped (Options::wal_recovery_mode)

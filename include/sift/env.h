@@ -31,9 +31,6 @@ class SequentialFile {
   // REQUIRES: scratch holds at least n bytes and outlives the use of *result.
   virtual absl::Status Read(size_t n, std::string_view* result,
                             char* scratch) = 0;
-
-  // Skips n bytes; skipping past the end stops at the end.
-  virtual absl::Status Skip(uint64_t n) = 0;
 };
 
 // A file read at offsets. Safe for concurrent use by several threads.
@@ -94,9 +91,6 @@ class Env {
   // Creates the file, or truncates it if it exists.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) = 0;
-  // Opens the file for appending, creating it if missing.
-  virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
-      const std::string& path) = 0;
 
   virtual bool FileExists(const std::string& path) = 0;
   // Names (not paths) of the entries of dir, without "." and "..".
@@ -141,10 +135,6 @@ class EnvWrapper : public Env {
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) override {
     return target_->NewWritableFile(path);
-  }
-  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
-      const std::string& path) override {
-    return target_->NewAppendableFile(path);
   }
   bool FileExists(const std::string& path) override {
     return target_->FileExists(path);

@@ -91,9 +91,13 @@ struct Options {
   // Default: false.
   bool error_if_exists = false;
 
-  // Check harder, fail earlier: verify every block read during recovery and
-  // compaction and refuse to open a database with any detected corruption.
-  // Default: false (corruption is still detected and reported when read).
+  // Verify every table when the database is opened: read each block of
+  // every live SSTable, check its checksum and that the blocks tile the file,
+  // check its filter, and fail Open with DataLoss (naming file and offset)
+  // on any damage. Costs reading the whole database at every Open.
+  // Default: false: damage is still found and reported as DataLoss when a
+  // read or compaction reaches the damaged block (every block read from a
+  // file is checksummed), and a damaged filter is never trusted.
   bool paranoid_checks = false;
 
   // Where files live. nullptr means the POSIX file system (Env::Default()).
@@ -199,11 +203,10 @@ struct Options {
   size_t block_cache_capacity = 8 << 20;
 };
 
+// Every block read from a file is checked against its crc32c before use (a
+// mismatch is DataLoss naming file and offset); blocks served from the block
+// cache were checked when they were read. There is no option to skip it.
 struct ReadOptions {
-  // Verify the checksum of every block read, not only of blocks read for the
-  // first time by recovery and compaction. Default: false.
-  bool verify_checksums = false;
-
   // Put blocks this read loads into the block cache. Turn off for a one-time
   // scan that should not evict the working set. Default: true.
   bool fill_cache = true;

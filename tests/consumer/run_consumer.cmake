@@ -25,6 +25,25 @@ if(SIFT_FUZZ)
 endif()
 
 run(${CMAKE_COMMAND} --install ${SIFT_BUILD_DIR} --prefix ${prefix})
+
+# The installed library holds only what users call: none of the test-support
+# code of tests/testutil (the fault-injecting and counting Envs, sift::test).
+file(GLOB_RECURSE installed_libs ${prefix}/*libsiftdb.a ${prefix}/*libsiftdb.so)
+if(NOT installed_libs)
+  message(FATAL_ERROR "no libsiftdb under ${prefix}")
+endif()
+foreach(lib ${installed_libs})
+  execute_process(COMMAND ${SIFT_NM} -C ${lib} OUTPUT_VARIABLE symbols
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${SIFT_NM} -C ${lib}")
+  endif()
+  string(REGEX MATCH "[^\n]*(FaultInjection|CountingEnv|sift::test::)[^\n]*"
+         test_symbol "${symbols}")
+  if(test_symbol)
+    message(FATAL_ERROR "${lib} holds test-only code: ${test_symbol}")
+  endif()
+endforeach()
 run(${CMAKE_COMMAND} -S ${SIFT_CONSUMER_SRC} -B ${build}
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${SIFT_CXX}
     -DCMAKE_BUILD_TYPE=RelWithDebInfo ${extra})

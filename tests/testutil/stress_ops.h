@@ -27,7 +27,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/expected_state.h"
-#include "util/fault_env.h"
+#include "tests/testutil/fault_env.h"
 
 namespace sift::test {
 

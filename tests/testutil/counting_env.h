@@ -12,8 +12,8 @@
 // sequential reads (WAL, MANIFEST replay) and writes are passed through.
 // Thread-safe; counting costs two relaxed atomic adds per read.
 
-#ifndef SIFT_UTIL_COUNTING_ENV_H_
-#define SIFT_UTIL_COUNTING_ENV_H_
+#ifndef SIFT_TESTS_TESTUTIL_COUNTING_ENV_H_
+#define SIFT_TESTS_TESTUTIL_COUNTING_ENV_H_
 
 #include <atomic>
 #include <cstdint>
@@ -73,4 +73,4 @@ class CountingEnv : public EnvWrapper {
 
 }  // namespace sift
 
-#endif  // SIFT_UTIL_COUNTING_ENV_H_
+#endif  // SIFT_TESTS_TESTUTIL_COUNTING_ENV_H_

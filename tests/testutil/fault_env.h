@@ -5,12 +5,11 @@
 // Durability model (what SimulateCrash leaves behind):
 //  - File data: a file written through this env keeps, after a crash, only
 //    the bytes covered by its last successful WritableFile::Sync. A file
-//    created here starts at 0 synced bytes; NewAppendableFile of an existing
-//    file starts synced at its current size; NewWritableFile of an existing
+//    created here starts at 0 synced bytes; NewWritableFile of an existing
 //    file truncates it, so 0 bytes are synced. Files never opened for writing
 //    through this env are assumed durable as they are.
-//  - Directory entries: a name created (by NewWritableFile /
-//    NewAppendableFile of a missing file, or as the destination of a rename)
+//  - Directory entries: a name created (by NewWritableFile of a missing
+//    file, or as the destination of a rename)
 //    becomes durable only at the next successful SyncDir of its parent
 //    directory. A crash before that restores the name's state at that point:
 //    a new file disappears; a file replaced by a rename comes back with its
@@ -38,8 +37,8 @@
 //
 // Thread-safe.
 
-#ifndef SIFT_UTIL_FAULT_ENV_H_
-#define SIFT_UTIL_FAULT_ENV_H_
+#ifndef SIFT_TESTS_TESTUTIL_FAULT_ENV_H_
+#define SIFT_TESTS_TESTUTIL_FAULT_ENV_H_
 
 #include <atomic>
 #include <cstdint>
@@ -58,7 +57,7 @@ namespace sift {
 
 // The operations an injected error can target.
 enum class FaultOp {
-  kNewFile,  // NewWritableFile, NewAppendableFile (nothing is created)
+  kNewFile,  // NewWritableFile (nothing is created)
   kAppend,   // WritableFile::Append (nothing is written) and Flush
   kSync,     // WritableFile::Sync (nothing more becomes durable)
   kRename,   // RenameFile; the substring may match either name
@@ -125,7 +124,7 @@ class FaultInjectionEnv : public EnvWrapper {
   uint64_t AppendsTo(std::string_view path_substring) const;
   uint64_t BytesAppendedTo(std::string_view path_substring) const;
   uint64_t SyncsOf(std::string_view path_substring) const;
-  // Successful NewWritableFile + NewAppendableFile calls.
+  // Successful NewWritableFile calls.
   uint64_t WritableFilesOpened(std::string_view path_substring) const;
   void ResetCounters();
 
@@ -136,8 +135,6 @@ class FaultInjectionEnv : public EnvWrapper {
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) override;
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
-      const std::string& path) override;
-  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& path) override;
   absl::Status RemoveFile(const std::string& path) override;
   absl::Status RenameFile(const std::string& from,
@@ -174,8 +171,6 @@ class FaultInjectionEnv : public EnvWrapper {
     uint64_t opened = 0;
   };
 
-  absl::StatusOr<std::unique_ptr<WritableFile>> OpenForWrite(
-      const std::string& path, bool truncate);
   // The injected error for this call, or OK. path2 is the rename target.
   absl::Status MaybeFail(FaultOp op, std::string_view path,
                          std::string_view path2 = {});
@@ -209,4 +204,4 @@ class FaultInjectionEnv : public EnvWrapper {
 
 }  // namespace sift
 
-#endif  // SIFT_UTIL_FAULT_ENV_H_
+#endif  // SIFT_TESTS_TESTUTIL_FAULT_ENV_H_

@@ -1,4 +1,4 @@
-#include "util/counting_env.h"
+#include "tests/testutil/counting_env.h"
 
 #include <utility>
 

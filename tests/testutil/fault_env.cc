@@ -1,4 +1,4 @@
-#include "util/fault_env.h"
+#include "tests/testutil/fault_env.h"
 
 #include <cerrno>
 #include <optional>
@@ -165,11 +165,6 @@ class FaultInjectionEnv::SequentialReader final : public SequentialFile {
       return s;
     }
     return file_->Read(n, result, scratch);
-  }
-
-  absl::Status Skip(uint64_t n) override {
-    RETURN_IF_ERROR(env_->MaybeFail(FaultOp::kRead, path_));
-    return file_->Skip(n);
   }
 
  private:
@@ -362,37 +357,17 @@ FaultInjectionEnv::NewRandomAccessFile(const std::string& path) {
 
 absl::StatusOr<std::unique_ptr<WritableFile>>
 FaultInjectionEnv::NewWritableFile(const std::string& path) {
-  return OpenForWrite(path, /*truncate=*/true);
-}
-
-absl::StatusOr<std::unique_ptr<WritableFile>>
-FaultInjectionEnv::NewAppendableFile(const std::string& path) {
-  return OpenForWrite(path, /*truncate=*/false);
-}
-
-absl::StatusOr<std::unique_ptr<WritableFile>> FaultInjectionEnv::OpenForWrite(
-    const std::string& path, bool truncate) {
   RETURN_IF_ERROR(CheckActive("create", path));
   RETURN_IF_ERROR(MaybeFail(FaultOp::kNewFile, path));
   const bool existed = target()->FileExists(path);
-  uint64_t existing_size = 0;
-  if (existed && !truncate) {
-    ASSIGN_OR_RETURN(existing_size, target()->GetFileSize(path));
-  }
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
-                   truncate ? target()->NewWritableFile(path)
-                            : target()->NewAppendableFile(path));
+                   target()->NewWritableFile(path));
 
   MutexLock l(&mu_);
   if (!existed) pending_.try_emplace(path);  // durable state: absent
   std::shared_ptr<Tracked>& t = tracked_[path];
-  if (t == nullptr) {
-    // Untracked data already there is durable (see the model).
-    t = std::make_shared<Tracked>();
-    t->size = t->synced = existing_size;
-  } else if (truncate) {
-    t->size = t->synced = 0;
-  }
+  if (t == nullptr) t = std::make_shared<Tracked>();
+  t->size = t->synced = 0;  // truncated: nothing of it is durable yet
   counters_[path].opened++;
   auto w = std::make_shared<WriterState>(path, epoch(), t, std::move(file));
   std::erase_if(writers_, [](const std::weak_ptr<WriterState>& weak) {
