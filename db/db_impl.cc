@@ -78,6 +78,13 @@ absl::Status ValidateOptions(const Options& o) {
                                 o.level0_stop_writes_trigger,
                                 "level0_slowdown_writes_trigger",
                                 o.level0_slowdown_writes_trigger, 1000));
+  if (static_cast<uint8_t>(o.wal_recovery_mode) >
+      static_cast<uint8_t>(WALRecoveryMode::kSkipAnyCorruptedRecords)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::wal_recovery_mode must be one of the four "
+                     "WALRecoveryMode values, got ",
+                     static_cast<int>(o.wal_recovery_mode)));
+  }
   if (o.max_open_files < 10) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Options::max_open_files must be >= 10, got ", o.max_open_files));

@@ -6,6 +6,8 @@
 //   recovery.cc       recovery from MANIFEST and WAL at Open
 //   db_read_only.cc   DB::OpenForReadOnly
 //   db_properties.cc  GetProperty and statistics text
+//   resume.cc         Resume: clearing a background error (db_write.cc
+//                     queues it as a writer)
 //
 // Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
@@ -57,6 +59,16 @@ struct CompactionRange {
 // Checks every field DB::Open uses; InvalidArgument names the field.
 absl::Status ValidateOptions(const Options& options);
 
+// What replaying the WALs at Open met, for GetProperty("sift.wal-recovery").
+struct WalRecoveryStats {
+  uint64_t logs = 0;             // logs replayed (in part or whole)
+  uint64_t records = 0;          // batches replayed
+  uint64_t damaged_regions = 0;  // damaged records dropped or skipped
+  uint64_t dropped_bytes = 0;    // log bytes not replayed because of damage
+  uint64_t logs_dropped = 0;     // later logs not replayed (point in time)
+  std::string first_damage;      // "<file>: <what> at offset N", or empty
+};
+
 class DBImpl final : public DB {
  public:
   // A read_only DB takes no lock and writes nothing (DB::OpenForReadOnly).
@@ -85,6 +97,7 @@ class DBImpl final : public DB {
   absl::Status WaitForCompaction() override;
   std::optional<std::string> GetProperty(std::string_view name) override;
   Statistics GetStatistics() override { return stats_.Snapshot(); }
+  absl::Status Resume() override;
 
  private:
   struct Writer;
@@ -95,8 +108,10 @@ class DBImpl final : public DB {
   absl::Status Recover(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CreateNewDatabase() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NoDatabaseError() const;
+  // Replays one log as options_.wal_recovery_mode says; *stopped is set
+  // when kPointInTimeRecovery stopped at damage in it.
   absl::Status RecoverLogFile(uint64_t number, VersionEdit* edit,
-                              SequenceNumber* max_sequence)
+                              SequenceNumber* max_sequence, bool* stopped)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status VerifyAllTables() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -105,6 +120,10 @@ class DBImpl final : public DB {
   WriteBatch* BuildBatchGroup(Writer** last_writer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NewLogFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- resume.cc
+  // REQUIRES: the caller is the front writer (see Resume).
+  absl::Status ResumeAsFrontWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_background.cc
   void BackgroundLoop();
@@ -176,6 +195,7 @@ class DBImpl final : public DB {
   std::optional<CompactionRange> running_compaction_ ABSL_GUARDED_BY(mu_);
   bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  WalRecoveryStats wal_recovery_ ABSL_GUARDED_BY(mu_);
   // Sticky: once a flush, compaction or WAL write fails, writes stop.
   absl::Status bg_error_ ABSL_GUARDED_BY(mu_);
   std::thread bg_thread_;

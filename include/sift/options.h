@@ -43,6 +43,39 @@ enum class Compression : uint8_t {
   kSnappy = 1,
 };
 
+// What Open does when a write-ahead log is damaged: RocksDB's names and
+// meanings. "Damage" is a record whose bytes are wrong (checksum, type or
+// length, a zeroed header) or a last record the file ends inside (a torn
+// write). A zero-filled tail, as a preallocating file system leaves, is the
+// end of the log, not damage. db/FORMAT.md ("Reading, and what a crash may
+// leave") says how damage is told from a torn tail. The MANIFEST is read the
+// same way whatever the mode: any damaged record fails Open (only a last
+// record the file ends inside, an edit whose append never completed, is
+// dropped); RepairDB rebuilds a MANIFEST that cannot be read. Not stored.
+enum class WALRecoveryMode : uint8_t {
+  // A damaged or torn tail (damage with no well-formed record starting
+  // after it) is dropped: it holds only writes that were never acknowledged
+  // as synced. Damage followed by a well-formed record fails Open with
+  // DataLoss naming the file and offset, since the records after it may
+  // have been synced and acknowledged.
+  kTolerateCorruptedTailRecords = 0,
+  // Any damage, a torn tail included, fails Open with DataLoss. For
+  // databases that are always closed cleanly (and tests), where a torn
+  // tail means something is wrong.
+  kAbsoluteConsistency = 1,
+  // Replay stops at the first damage in any log (later logs are not
+  // replayed either) and the DB opens with the consistent prefix before
+  // it. What was dropped (bytes, the file and offset of the damage) is in
+  // GetProperty("sift.wal-recovery"). Acknowledged writes after the damage
+  // are lost, but the state is one the DB really had.
+  kPointInTimeRecovery = 2,
+  // Salvage: every damaged record is skipped and replay goes on with the
+  // next well-formed record, which may leave holes (a batch missing between
+  // two that are present). Skipped records and bytes are counted in
+  // GetProperty("sift.wal-recovery"). For recovering what can be recovered.
+  kSkipAnyCorruptedRecords = 3,
+};
+
 // The largest user key and value siftdb stores, in bytes: 8 MiB and
 // 256 MiB. DB::Put, DB::Delete, WriteBatch and SstFileWriter refuse a
 // larger one with InvalidArgument before a byte of it is written (DB::Write
@@ -78,6 +111,12 @@ struct Options {
   // Where files live. nullptr means the POSIX file system (Env::Default()).
   // Not owned; must outlive the DB. Default: nullptr.
   Env* env = nullptr;
+
+  // What Open does with a damaged write-ahead log (see WALRecoveryMode).
+  // Default: kTolerateCorruptedTailRecords, which drops only what a crash
+  // can leave (a torn tail) and refuses to drop anything after damage.
+  WALRecoveryMode wal_recovery_mode =
+      WALRecoveryMode::kTolerateCorruptedTailRecords;
 
   // ---- Writes and files -------------------------------------------------
 
