@@ -90,20 +90,9 @@ class FaultInjectionTest : public ::testing::Test {
   }
 
   // A random write: mostly single puts, some deletes, some batches.
+  // Keys as Key() spells them.
   WriteOps RandomWrite(Random* rnd) {
-    WriteOps ops;
-    const int n = rnd->OneIn(5) ? 2 + static_cast<int>(rnd->Uniform(6)) : 1;
-    for (int i = 0; i < n; ++i) {
-      std::string key = Key(rnd->Uniform(kKeySpace));
-      if (rnd->OneIn(8)) {
-        ops.emplace_back(std::move(key), std::nullopt);
-      } else {
-        std::string v = absl::StrCat("w", ++write_id_, "-");
-        v.resize(v.size() + 20 + rnd->Uniform(180), 'v');
-        ops.emplace_back(std::move(key), std::move(v));
-      }
-    }
-    return ops;
+    return test::RandomWrite(rnd, kKeySpace, /*max_batch=*/7, &write_id_);
   }
 
   // Writes `count` random writes that must all succeed.

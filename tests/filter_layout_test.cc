@@ -21,8 +21,8 @@
 namespace sift {
 namespace {
 
-std::string Key(int i) { return absl::StrFormat("key%06d", i); }
-std::string Value(int i) { return absl::StrFormat("value-%d-%0100d", i, i); }
+std::string Key(int i) { return test::MemDBTest::NumberedKey(i); }
+std::string Value(int i) { return test::MemDBTest::NumberedValue(i); }
 
 constexpr int kBlocked = static_cast<int>(FilterLayout::kBlocked);
 constexpr int kRibbon = static_cast<int>(FilterLayout::kRibbon);
@@ -43,15 +43,6 @@ class FilterLayoutTest : public test::MemDBTest {
     options_.filter_layout = layout;
     options_.bloom_before_level = bloom_before_level;
     Open();
-  }
-
-  // Writes keys [from, to) in a scattered order.
-  void Write(int from, int to) {
-    const int n = to - from;
-    for (int i = 0; i < n; ++i) {
-      const int k = from + static_cast<int>((int64_t{i} * 7919) % n);
-      ASSERT_TRUE(db_->Put(WriteOptions(), Key(k), Value(k)).ok());
-    }
   }
 
   // Every key in [0, n) reads back; keys beside them are absent, and the
@@ -100,7 +91,7 @@ class FilterLayoutTest : public test::MemDBTest {
 
 TEST_F(FilterLayoutTest, BloomBeforeLevelOneKeepsLevelZeroOnBloom) {
   Reopen(FilterLayout::kRibbon, 1);
-  Write(0, 4000);
+  PutScattered(0, 4000);
   ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok());
   ASSERT_EQ(test::FilesAtLevel(db_.get(), 0), 0);
   const std::set<std::string> compacted = Files();
@@ -111,7 +102,7 @@ TEST_F(FilterLayoutTest, BloomBeforeLevelOneKeepsLevelZeroOnBloom) {
   // each next one lands a level above the last, so level 0 gets one. Every
   // flush output is on Bloom, wherever it went.
   for (int round = 0; round < 3; ++round) {
-    Write(0, 300);  // less than a memtable: one file per flush
+    PutScattered(0, 300);  // less than a memtable: one file per flush
     ASSERT_TRUE(db_->Flush().ok());
   }
   EXPECT_GE(test::FilesAtLevel(db_.get(), 0), 1);
@@ -130,7 +121,7 @@ TEST_F(FilterLayoutTest, BloomBeforeLevelOneKeepsLevelZeroOnBloom) {
 
 TEST_F(FilterLayoutTest, BloomBeforeLevelZeroIsRibbonEverywhere) {
   Reopen(FilterLayout::kRibbon, 0);
-  Write(0, 300);
+  PutScattered(0, 300);
   ASSERT_TRUE(db_->Flush().ok());
   EXPECT_EQ(LiveLayouts(), (Layouts{kRibbon}));
   ASSERT_NO_FATAL_FAILURE(CheckReads(300));
@@ -138,19 +129,19 @@ TEST_F(FilterLayoutTest, BloomBeforeLevelZeroIsRibbonEverywhere) {
 
 TEST_F(FilterLayoutTest, OldLayoutsCoexistAfterReopen) {
   Reopen(FilterLayout::kBlocked, 1);
-  Write(0, 3000);
+  PutScattered(0, 3000);
   ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok());
   EXPECT_EQ(LiveLayouts(), (Layouts{kBlocked}));
 
   Reopen(FilterLayout::kRibbon, 0);
-  Write(3000, 3300);
+  PutScattered(3000, 3300);
   ASSERT_TRUE(db_->Flush().ok());
   EXPECT_EQ(LiveLayouts(), (Layouts{kBlocked, kRibbon}));
   ASSERT_NO_FATAL_FAILURE(CheckReads(3300));
 
   Reopen(FilterLayout::kStandard, 0);
   ASSERT_NO_FATAL_FAILURE(CheckReads(3300));
-  Write(3300, 3600);
+  PutScattered(3300, 3600);
   ASSERT_TRUE(db_->Flush().ok());
   EXPECT_EQ(LiveLayouts(), (Layouts{kBlocked, kRibbon, kStandard}));
   ASSERT_NO_FATAL_FAILURE(CheckReads(3600));
@@ -167,7 +158,7 @@ TEST_F(FilterLayoutTest, OldLayoutsCoexistAfterReopen) {
 TEST_F(FilterLayoutTest, TrivialMoveToARibbonLevelRebuildsTheFilter) {
   options_.level0_compaction_trigger = 4;
   Reopen(FilterLayout::kRibbon, 1);
-  Write(0, 300);  // stays in the log; recovery writes it to level 0
+  PutScattered(0, 300);  // stays in the log; recovery writes it to level 0
   Reopen(FilterLayout::kRibbon, 1);
   ASSERT_EQ(test::FilesAtLevel(db_.get(), 0), 1);
   const std::set<std::string> recovered = Files();

@@ -21,8 +21,8 @@
 namespace sift {
 namespace {
 
-std::string Key(int i) { return absl::StrFormat("key%06d", i); }
-std::string Value(int i) { return absl::StrFormat("value-%d-%0100d", i, i); }
+std::string Key(int i) { return test::MemDBTest::NumberedKey(i); }
+std::string Value(int i) { return test::MemDBTest::NumberedValue(i); }
 
 class FilterRebuildTest : public test::MemDBTest {
  protected:
@@ -37,15 +37,6 @@ class FilterRebuildTest : public test::MemDBTest {
     options_.bloom_filter_fp_chance = fp;
     options_.filter_layout = layout;
     Open();
-  }
-
-  // Writes keys [from, to) in a scattered order.
-  void Write(int from, int to) {
-    const int n = to - from;
-    for (int i = 0; i < n; ++i) {
-      const int k = from + static_cast<int>((int64_t{i} * 7919) % n);
-      ASSERT_TRUE(db_->Put(WriteOptions(), Key(k), Value(k)).ok());
-    }
   }
 
   // Every key in [0, n) reads back; keys beside them are absent.
@@ -92,14 +83,14 @@ constexpr int kStandard = static_cast<int>(FilterLayout::kStandard);
 
 TEST_F(FilterRebuildTest, CompactionRebuildsFiltersWithTheOptionsInForce) {
   Reopen(0.01, FilterLayout::kBlocked);
-  Write(0, 5000);
+  PutScattered(0, 5000);
   ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok());
   EXPECT_EQ(LiveFilterSettings(), (Settings{{0.01, kBlocked}}));
 
   // New settings: new flushes use them, old files keep theirs, and both
   // read correctly side by side.
   Reopen(0.1, FilterLayout::kStandard);
-  Write(5000, 6000);
+  PutScattered(5000, 6000);
   ASSERT_TRUE(db_->Flush().ok());
   EXPECT_EQ(LiveFilterSettings(),
             (Settings{{0.01, kBlocked}, {0.1, kStandard}}));
@@ -112,7 +103,7 @@ TEST_F(FilterRebuildTest, CompactionRebuildsFiltersWithTheOptionsInForce) {
 
   // 1.0: no filter at all, and reads still correct.
   Reopen(1.0, FilterLayout::kBlocked);
-  Write(6000, 7000);
+  PutScattered(6000, 7000);
   ASSERT_TRUE(db_->Flush().ok());
   EXPECT_EQ(LiveFilterSettings(), (Settings{{0.1, kStandard}, {1.0, -1}}));
   ASSERT_NO_FATAL_FAILURE(CheckReads(7000));
@@ -143,7 +134,7 @@ TEST_F(FilterRebuildTest, CompactionRebuildsFiltersWithTheOptionsInForce) {
 TEST_F(FilterRebuildTest, TrivialMoveKeepsOnlyCurrentFilters) {
   options_.level0_compaction_trigger = 1;
   Reopen(0.01, FilterLayout::kBlocked);
-  Write(0, 200);  // less than a memtable: it stays in the log
+  PutScattered(0, 200);  // less than a memtable: it stays in the log
   // Recovery writes the log into a level-0 file, built with 0.01; a high
   // trigger keeps it there.
   db_.reset();
@@ -164,7 +155,7 @@ TEST_F(FilterRebuildTest, TrivialMoveKeepsOnlyCurrentFilters) {
 
   // A level-0 file already built with 0.1, over keys level 1 lacks, is
   // moved as it is: same file.
-  Write(1000, 1200);
+  PutScattered(1000, 1200);
   db_.reset();
   options_.level0_compaction_trigger = 4;
   Reopen(0.1, FilterLayout::kBlocked);

@@ -471,5 +471,33 @@ TEST_F(LdbTest, CheckconsistencyFindsAMissingOrDamagedTable) {
   EXPECT_NE(r.err.find(table), std::string::npos) << r.err;
 }
 
+TEST_F(LdbTest, RepairRebuildsALostManifest) {
+  Fill();  // half in a table, half only in the WAL
+  for (const std::string& f : Files("")) {
+    const std::string name = std::filesystem::path(f).filename();
+    if (name == "CURRENT" || name.starts_with("MANIFEST-")) {
+      std::filesystem::remove(f);
+    }
+  }
+  CommandResult r = LdbDb("get " + Key(0));
+  EXPECT_EQ(r.exit_code, 1) << "opened without a MANIFEST: " << r.out;
+
+  r = LdbDb("repair");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "OK\n");
+  EXPECT_NE(r.err.find("tables kept: "), std::string::npos) << r.err;
+  r = LdbDb("dump --count_only");
+  EXPECT_EQ(r.out, "Keys in range: 300\n") << r.err;
+  EXPECT_EQ(LdbDb("get " + Key(299)).out, Value(299) + "\n");
+
+  // Not a database: one line, exit 1, nothing created.
+  const std::string empty = scratch_ + "/empty";
+  std::filesystem::create_directories(empty);
+  r = Ldb("--db=" + empty + " repair");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("Failed: Repair failed: ", 0), 0u) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(empty));
+}
+
 }  // namespace
 }  // namespace sift

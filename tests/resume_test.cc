@@ -53,19 +53,8 @@ class ResumeTest : public ::testing::Test {
   }
 
   WriteOps RandomWrite(Random* rnd) {
-    WriteOps ops;
-    const int n = rnd->OneIn(5) ? 2 + static_cast<int>(rnd->Uniform(4)) : 1;
-    for (int i = 0; i < n; ++i) {
-      std::string key = absl::StrFormat("key%05u", rnd->Uniform(2000));
-      if (rnd->OneIn(8)) {
-        ops.emplace_back(std::move(key), std::nullopt);
-      } else {
-        std::string v = absl::StrCat("w", ++write_id_, "-");
-        v.resize(v.size() + 20 + rnd->Uniform(180), 'v');
-        ops.emplace_back(std::move(key), std::move(v));
-      }
-    }
-    return ops;
+    return test::RandomWrite(rnd, /*key_space=*/2000, /*max_batch=*/5,
+                             &write_id_);
   }
 
   // `count` writes that must succeed; the last one is synced.

@@ -60,6 +60,7 @@ const std::vector<CommandInfo>& Commands() {
        true, false, {"walfile=", "header", "print_value"}, 0, 0, DumpWal},
       {"compact", "[--from=<key>] [--to=<key>]", true, true,
        {"from=", "to="}, 0, 0, Compact},
+      {"repair", "", true, true, {}, 0, 0, Repair},
       {"dump", "[--from=<key>] [--to=<key>] [--max_keys=<N>] [--count_only]",
        true, true, {"from=", "to=", "max_keys=", "count_only"}, 0, 0, Dump},
       {"load", "[--create_if_missing] [--compact]  (reads dump's lines from stdin)",

@@ -75,6 +75,7 @@ absl::Status Compact(const Args& args);
 absl::Status GetProperty(const Args& args);
 absl::Status ListColumnFamilies(const Args& args);
 absl::Status CheckConsistency(const Args& args);
+absl::Status Repair(const Args& args);
 
 // ---- the MANIFEST and its files (ldb_files.cc)
 absl::Status ApproxSize(const Args& args);

@@ -192,6 +192,17 @@ absl::Status Compact(const Args& a) {
   return absl::OkStatus();
 }
 
+// RocksDB's ldb prints "OK" for a repair that succeeded; what was kept and
+// set aside goes to stderr, so scripts reading stdout see RocksDB's form.
+absl::Status Repair(const Args& a) {
+  RepairReport report;
+  const absl::Status s = RepairDB(a.db, Options(), &report);
+  std::fputs(report.ToString().c_str(), stderr);
+  if (!s.ok()) return Failed("Repair", s);
+  std::printf("OK\n");
+  return absl::OkStatus();
+}
+
 absl::Status GetProperty(const Args& a) {
   ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
   const std::string& name = a.params[0];

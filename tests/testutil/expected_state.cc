@@ -6,6 +6,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace sift::test {
 namespace {
@@ -38,6 +39,25 @@ WriteBatch ToBatch(const WriteOps& ops) {
     }
   }
   return batch;
+}
+
+WriteOps RandomWrite(Random* rnd, uint32_t key_space, int max_batch,
+                     uint64_t* last_id) {
+  WriteOps ops;
+  const int n = rnd->OneIn(5) ? 2 + static_cast<int>(rnd->Uniform(
+                                        static_cast<uint32_t>(max_batch - 1)))
+                              : 1;
+  for (int i = 0; i < n; ++i) {
+    std::string key = absl::StrFormat("key%06u", rnd->Uniform(key_space));
+    if (rnd->OneIn(8)) {
+      ops.emplace_back(std::move(key), std::nullopt);
+    } else {
+      std::string v = absl::StrCat("w", ++*last_id, "-");
+      v.resize(v.size() + 20 + rnd->Uniform(180), 'v');
+      ops.emplace_back(std::move(key), std::move(v));
+    }
+  }
+  return ops;
 }
 
 void ExpectedState::Add(WriteOps ops, bool durable) {

@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "sift/db.h"
 #include "sift/write_batch.h"
+#include "util/random.h"
 
 namespace sift::test {
 
@@ -36,6 +37,13 @@ using WriteOps =
     std::vector<std::pair<std::string, std::optional<std::string>>>;
 
 WriteBatch ToBatch(const WriteOps& ops);
+
+// A random write on keys "key%06u" below key_space: one operation, or (one
+// write in five) a batch of 2 to max_batch. One operation in eight is a
+// Delete; each value starts "w<n>-" with n = ++*last_id, so it is unique,
+// then 20 to 199 bytes of padding.
+WriteOps RandomWrite(Random* rnd, uint32_t key_space, int max_batch,
+                     uint64_t* last_id);
 
 class ExpectedState {
  public:

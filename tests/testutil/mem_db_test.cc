@@ -1,6 +1,9 @@
 #include "tests/testutil/mem_db_test.h"
 
+#include <cstdint>
 #include <utility>
+
+#include "absl/strings/str_format.h"
 
 namespace sift::test {
 
@@ -24,6 +27,23 @@ std::string MemDBTest::Get(std::string_view key, const Snapshot* snap) {
   if (absl::IsNotFound(s)) return "NOT_FOUND";
   if (!s.ok()) return "ERROR: " + s.ToString();
   return v;
+}
+
+std::string MemDBTest::NumberedKey(int i) {
+  return absl::StrFormat("key%06d", i);
+}
+
+std::string MemDBTest::NumberedValue(int i) {
+  return absl::StrFormat("value-%d-%0100d", i, i);
+}
+
+void MemDBTest::PutScattered(int from, int to) {
+  const int n = to - from;
+  for (int i = 0; i < n; ++i) {
+    const int k = from + static_cast<int>((int64_t{i} * 7919) % n);
+    ASSERT_TRUE(
+        db_->Put(WriteOptions(), NumberedKey(k), NumberedValue(k)).ok());
+  }
 }
 
 }  // namespace sift::test
