@@ -1,10 +1,9 @@
 // Benchmark: runs db_bench's benchmarks against one database. What each one
-// does follows RocksDB's db_bench (fill* recreate the database; --num and
-// --reads count per thread; readmissing asks for keys one byte longer than
-// any written); the report lines are BenchStats::Report.
+// does follows RocksDB's db_bench (fill* recreate the database; --num,
+// --reads and --writes count per thread; readmissing asks for keys one byte
+// longer than any written); the report lines are BenchStats::Report.
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -16,59 +15,94 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/db_bench.h"
-#include "bench/db_bench_keys.h"
-#include "util/mutex.h"
+#include "bench/db_bench_reporter.h"
 
 namespace sift::bench {
 namespace {
 
-constexpr std::string_view kMetaSteps[] = {"flush", "waitforcompaction",
-                                           "stats", "levelstats", "sstables"};
-constexpr std::string_view kWorkloads[] = {
-    "fillseq",      "fillrandom",       "overwrite",   "fillsync", "readseq",
-    "readreverse",  "readrandom",       "readmissing", "readhot",  "seekrandom",
-    "deleterandom", "readwhilewriting", "compact"};
+struct Step {
+  std::string_view name;
+  bool meta;  // no report line, as in RocksDB
+  std::string_view help;
+};
 
-bool IsMetaStep(std::string_view name) {
-  for (std::string_view m : kMetaSteps) {
-    if (m == name) return true;
+constexpr Step kSteps[] = {
+    {"fillseq", false, "write N values in sequential key order"},
+    {"fillrandom", false, "write N values in random key order"},
+    {"overwrite", false, "overwrite N values in random key order"},
+    {"fillsync", false, "write N/1000 values in random key order, synced"},
+    {"fill100K", false, "write N/1000 100K values in random key order"},
+    {"updaterandom", false, "read-modify-write N random keys"},
+    {"readrandomwriterandom", false,
+     "--readwritepercent reads, the rest writes, random keys"},
+    {"deleteseq", false, "delete N keys in sequential order"},
+    {"deleterandom", false, "delete N keys in random order"},
+    {"readseq", false, "read N times sequentially"},
+    {"readreverse", false, "read N times in reverse order"},
+    {"readtocache", false, "1 thread reading the database sequentially"},
+    {"readrandom", false, "read N times in random order"},
+    {"readmissing", false, "read N missing keys in random order"},
+    {"readhot", false, "read N times in random order from 1% section of DB"},
+    {"seekrandom", false, "N random seeks, one iterator per thread"},
+    {"newiterator", false, "create and destroy N iterators"},
+    {"readwhilewriting", false,
+     "--threads readers doing readrandom plus one writer"},
+    {"seekrandomwhilewriting", false,
+     "--threads readers doing seekrandom plus one writer"},
+    {"compact", false, "compact the entire DB (one timed operation)"},
+    {"compactall", true, "compact the entire DB (no report line)"},
+    {"flush", true, "flush the memtable"},
+    {"waitforcompaction", true, "wait until no compaction is pending"},
+    {"resetstats", true, "zero the counters --statistics prints"},
+    {"stats", true, "print the DB's statistics (sift.stats)"},
+    {"levelstats", true, "print files and bytes per level"},
+    {"sstables", true, "print the SSTables of each level"},
+};
+
+const Step* FindStep(std::string_view name) {
+  for (const Step& s : kSteps) {
+    if (s.name == name) return &s;
   }
-  return false;
-}
-
-[[noreturn]] void Fatal(std::string_view what, const absl::Status& s) {
-  std::fprintf(stderr, "%.*s error: %s\n", static_cast<int>(what.size()),
-               what.data(), s.ToString().c_str());
-  std::exit(1);
+  return nullptr;
 }
 
 void AddStatistics(const Statistics& from, Statistics* to) {
   for (uint32_t t = 0; t < kNumTickers; ++t) to->total[t] += from.total[t];
   for (int l = 0; l < kStatisticsLevels; ++l) {
-    for (uint32_t t = 0; t < kNumTickers; ++t)
+    for (uint32_t t = 0; t < kNumTickers; ++t) {
       to->level[l][t] += from.level[l][t];
+    }
+  }
+}
+
+void SubtractStatistics(const Statistics& from, Statistics* to) {
+  for (uint32_t t = 0; t < kNumTickers; ++t) to->total[t] -= from.total[t];
+  for (int l = 0; l < kStatisticsLevels; ++l) {
+    for (uint32_t t = 0; t < kNumTickers; ++t) {
+      to->level[l][t] -= from.level[l][t];
+    }
   }
 }
 
 }  // namespace
 
-bool IsKnownBenchmark(std::string_view name) {
-  for (std::string_view w : kWorkloads) {
-    if (w == name) return true;
-  }
-  return IsMetaStep(name);
+void Fatal(std::string_view what, const absl::Status& s) {
+  std::fprintf(stderr, "%.*s error: %s\n", static_cast<int>(what.size()),
+               what.data(), s.ToString().c_str());
+  std::exit(1);
 }
 
-// A start gate, so every thread's clock starts together, and the count of
-// readers done (the readwhilewriting writer stops at the last).
-struct Benchmark::Shared {
-  Mutex mu;
-  CondVar cv;
-  int ready ABSL_GUARDED_BY(mu) = 0;
-  bool go ABSL_GUARDED_BY(mu) = false;
-  std::atomic<int> readers_done{0};
-  int num_readers = 0;
-};
+bool IsKnownBenchmark(std::string_view name) {
+  return FindStep(name) != nullptr;
+}
+
+std::string BenchmarkHelp() {
+  std::string out;
+  for (const Step& s : kSteps) {
+    absl::StrAppendFormat(&out, "  %-24s %s\n", s.name, s.help);
+  }
+  return out;
+}
 
 Benchmark::Benchmark(BenchConfig config)
     : config_(std::move(config)), next_seed_(config_.seed) {}
@@ -81,7 +115,6 @@ absl::Status Benchmark::Open() {
   auto db = DB::Open(options, config_.db);
   if (!db.ok()) return db.status();
   db_ = *std::move(db);
-  std::printf("DB path: [%s]\n", config_.db.c_str());
   return absl::OkStatus();
 }
 
@@ -105,6 +138,7 @@ absl::Status Benchmark::Run() {
   }
   absl::Status s = Open();
   if (!s.ok()) return s;
+  std::printf("DB path: [%s]\n", config_.db.c_str());
   for (const std::string& name : config_.benchmarks) {
     s = RunOne(name);
     if (!s.ok()) return s;
@@ -115,12 +149,20 @@ absl::Status Benchmark::Run() {
 }
 
 absl::Status Benchmark::RunOne(std::string_view name) {
-  if (IsMetaStep(name)) return RunMeta(name);
+  const Step* step = FindStep(name);
+  if (step == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("unknown benchmark '%s'", name));
+  }
+  if (step->meta) return RunMeta(name);
   num_ = config_.num;
   reads_ = config_.reads;
+  value_size_ = config_.value_size;
   write_options_ = WriteOptions();
-  const bool fresh =
-      name == "fillseq" || name == "fillrandom" || name == "fillsync";
+  write_options_.sync = config_.sync;
+  read_options_ = ReadOptions();
+  const bool fresh = name == "fillseq" || name == "fillrandom" ||
+                     name == "fillsync" || name == "fill100K";
   if (fresh) {
     if (config_.use_existing_db) {
       std::printf("%-12.*s : skipped (--use_existing_db is true)\n",
@@ -130,45 +172,68 @@ absl::Status Benchmark::RunOne(std::string_view name) {
     absl::Status s = Fresh();
     if (!s.ok()) return s;
   }
-  const int n = config_.threads;
-  if (name == "fillseq") {
-    RunThreads(name, n, &Benchmark::WriteSeq);
-  } else if (name == "fillrandom" || name == "overwrite") {
-    RunThreads(name, n, &Benchmark::WriteRandom);
-  } else if (name == "fillsync") {
+  if (name == "fillsync") {
     num_ /= 1000;
     write_options_.sync = true;
-    RunThreads(name, n, &Benchmark::WriteRandom);
-  } else if (name == "readseq") {
-    RunThreads(name, n, &Benchmark::ReadSequential);
-  } else if (name == "readreverse") {
-    RunThreads(name, n, &Benchmark::ReadReverse);
-  } else if (name == "readrandom") {
-    RunThreads(name, n, &Benchmark::ReadRandom);
-  } else if (name == "readmissing") {
-    RunThreads(name, n, &Benchmark::ReadMissing);
-  } else if (name == "readhot") {
-    RunThreads(name, n, &Benchmark::ReadHot);
-  } else if (name == "seekrandom") {
-    RunThreads(name, n, &Benchmark::SeekRandom);
-  } else if (name == "deleterandom") {
-    RunThreads(name, n, &Benchmark::DeleteRandom);
-  } else if (name == "readwhilewriting") {
-    // Thread 0 writes; threads 1..n read and are the ones reported.
-    RunThreads(name, n + 1, &Benchmark::ReadWhileWriting, 1);
-  } else if (name == "compact") {
-    RunThreads(name, 1, &Benchmark::Compact);
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("unknown benchmark '%s'", name));
+  } else if (name == "fill100K") {
+    num_ /= 1000;
+    value_size_ = 100 * 1000;
+  } else if (name == "readtocache") {
+    reads_ = num_;
   }
-  return absl::OkStatus();
+  // Writes per thread: --writes when given, else this benchmark's num.
+  writes_ = config_.writes < 0 ? num_ : config_.writes;
+  struct {
+    std::string_view name;
+    Method method;
+  } const kMethods[] = {
+      {"fillseq", &Benchmark::WriteSeq},
+      {"fillrandom", &Benchmark::WriteRandom},
+      {"overwrite", &Benchmark::WriteRandom},
+      {"fillsync", &Benchmark::WriteRandom},
+      {"fill100K", &Benchmark::WriteRandom},
+      {"updaterandom", &Benchmark::UpdateRandom},
+      {"readrandomwriterandom", &Benchmark::ReadRandomWriteRandom},
+      {"deleteseq", &Benchmark::DeleteSeq},
+      {"deleterandom", &Benchmark::DeleteRandom},
+      {"readseq", &Benchmark::ReadSequential},
+      {"readtocache", &Benchmark::ReadSequential},
+      {"readreverse", &Benchmark::ReadReverse},
+      {"readrandom", &Benchmark::ReadRandom},
+      {"readmissing", &Benchmark::ReadMissing},
+      {"readhot", &Benchmark::ReadHot},
+      {"seekrandom", &Benchmark::SeekRandom},
+      {"newiterator", &Benchmark::NewIterators},
+      {"readwhilewriting", &Benchmark::ReadWhileWriting},
+      {"seekrandomwhilewriting", &Benchmark::SeekRandomWhileWriting},
+      {"compact", &Benchmark::Compact},
+  };
+  for (const auto& m : kMethods) {
+    if (m.name != name) continue;
+    int n = config_.threads;
+    int report_tid = 0;
+    if (name == "readtocache" || name == "compact") {
+      n = 1;
+    } else if (name == "readwhilewriting" || name == "seekrandomwhilewriting") {
+      // Thread 0 writes; threads 1..n read and are the ones reported.
+      ++n;
+      report_tid = 1;
+    }
+    return RunThreads(name, n, m.method, report_tid);
+  }
+  return absl::InternalError(absl::StrFormat("no workload for %s", name));
 }
 
 absl::Status Benchmark::RunMeta(std::string_view name) {
   if (name == "flush") return db_->Flush();
   if (name == "waitforcompaction") return db_->WaitForCompaction();
-  if (name == "stats") {
+  if (name == "compactall")
+    return db_->CompactRange(std::nullopt, std::nullopt);
+  if (name == "resetstats") {
+    // The DB's own counters cannot be zeroed: remember where they stand.
+    reset_baseline_ = closed_stats_;
+    if (db_ != nullptr) AddStatistics(db_->GetStatistics(), &reset_baseline_);
+  } else if (name == "stats") {
     PrintProperty("sift.stats");
     if (config_.statistics) PrintProperty("sift.filter-stats");
   } else if (name == "levelstats") {
@@ -189,14 +254,28 @@ void Benchmark::PrintProperty(std::string_view property) {
   std::printf("\n%s\n", v->c_str());
 }
 
-void Benchmark::RunThreads(std::string_view name, int n, Method method,
-                           int progress_tid) {
+absl::Status Benchmark::RunThreads(std::string_view name, int n, Method method,
+                                   int report_tid) {
+  std::unique_ptr<Reporter> reporter;
+  if (config_.report_interval_seconds > 0) {
+    auto r =
+        Reporter::Start(config_.report_file, config_.report_interval_seconds,
+                        config_.report_latency, n);
+    if (!r.ok()) return r.status();
+    reporter = *std::move(r);
+  }
   Shared shared;
   shared.num_readers = n - 1;
   std::vector<std::unique_ptr<ThreadState>> states;
   for (int i = 0; i < n; ++i) {
-    states.push_back(std::make_unique<ThreadState>(
-        i, next_seed_++, config_.histogram, i == progress_tid));
+    StatsOptions options;
+    options.histogram = config_.histogram;
+    // RocksDB: every thread prints its own interval lines; progress comes
+    // from one thread.
+    options.stats_interval_seconds = config_.stats_interval_seconds;
+    options.progress = i == report_tid || config_.stats_interval_seconds > 0;
+    options.reporter = reporter.get();
+    states.push_back(std::make_unique<ThreadState>(i, next_seed_++, options));
   }
   std::vector<std::thread> threads;
   for (int i = 0; i < n; ++i) {
@@ -220,163 +299,21 @@ void Benchmark::RunThreads(std::string_view name, int n, Method method,
     shared.cv.SignalAll();
   }
   for (std::thread& t : threads) t.join();
+  reporter.reset();
   // Merge into the first reported thread's stats.
-  BenchStats* merged = &states[progress_tid]->stats;
+  BenchStats* merged = &states[report_tid]->stats;
   for (int i = 0; i < n; ++i) {
-    if (i != progress_tid) merged->Merge(states[i]->stats);
+    if (i != report_tid) merged->Merge(states[i]->stats);
   }
   std::fputs(merged->Report(name).c_str(), stdout);
   std::fflush(stdout);
-}
-
-void Benchmark::WriteSeq(ThreadState* thread, Shared*) {
-  DoWrite(thread, true);
-}
-
-void Benchmark::WriteRandom(ThreadState* thread, Shared*) {
-  DoWrite(thread, false);
-}
-
-void Benchmark::DoWrite(ThreadState* thread, bool seq) {
-  ValueGenerator gen(config_.compression_ratio, config_.value_size);
-  std::string key;
-  int64_t bytes = 0;
-  const uint64_t range = std::max<int64_t>(num_, 1);
-  // Only random writes run for --duration, as in RocksDB.
-  Duration duration(seq ? 0 : config_.duration, num_);
-  for (int64_t i = 0; !duration.Done(1); ++i) {
-    const uint64_t k =
-        seq ? static_cast<uint64_t>(i) : RandomKeyNum(&thread->rand, range);
-    MakeKey(k, config_.key_size, &key);
-    absl::Status s =
-        db_->Put(write_options_, key, gen.Generate(config_.value_size));
-    if (!s.ok()) Fatal("put", s);
-    bytes += static_cast<int64_t>(config_.key_size + config_.value_size);
-    thread->stats.FinishedOps(1, OpKind::kWrite);
-  }
-  thread->stats.AddBytes(bytes);
-}
-
-void Benchmark::ReadSequential(ThreadState* thread, Shared*) {
-  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
-  int64_t i = 0;
-  int64_t bytes = 0;
-  for (it->SeekToFirst(); i < reads_ && it->Valid(); it->Next(), ++i) {
-    bytes += static_cast<int64_t>(it->key().size() + it->value().size());
-    thread->stats.FinishedOps(1, OpKind::kRead);
-  }
-  if (!it->status().ok()) Fatal("iterator", it->status());
-  thread->stats.AddBytes(bytes);
-}
-
-void Benchmark::ReadReverse(ThreadState* thread, Shared*) {
-  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
-  int64_t i = 0;
-  int64_t bytes = 0;
-  for (it->SeekToLast(); i < reads_ && it->Valid(); it->Prev(), ++i) {
-    bytes += static_cast<int64_t>(it->key().size() + it->value().size());
-    thread->stats.FinishedOps(1, OpKind::kRead);
-  }
-  if (!it->status().ok()) Fatal("iterator", it->status());
-  thread->stats.AddBytes(bytes);
-}
-
-void Benchmark::ReadRandom(ThreadState* thread, Shared*) {
-  DoRead(thread, config_.num, config_.key_size);
-}
-
-void Benchmark::ReadMissing(ThreadState* thread, Shared*) {
-  DoRead(thread, config_.num, config_.key_size + 1);
-}
-
-void Benchmark::ReadHot(ThreadState* thread, Shared*) {
-  DoRead(thread, (config_.num + 99) / 100, config_.key_size);
-}
-
-void Benchmark::DoRead(ThreadState* thread, uint64_t key_range,
-                       size_t key_size) {
-  const ReadOptions options;
-  std::string key, value;
-  int64_t found = 0, read = 0, bytes = 0;
-  Duration duration(config_.duration, reads_);
-  while (!duration.Done(1)) {
-    MakeKey(RandomKeyNum(&thread->rand, key_range), key_size, &key);
-    absl::Status s = db_->Get(options, key, &value);
-    if (s.ok()) {
-      ++found;
-      bytes += static_cast<int64_t>(key.size() + value.size());
-    } else if (!absl::IsNotFound(s)) {
-      Fatal("get", s);
-    }
-    ++read;
-    thread->stats.FinishedOps(1, OpKind::kRead);
-  }
-  thread->stats.AddBytes(bytes);
-  thread->stats.AddFound(found, read);
-}
-
-void Benchmark::SeekRandom(ThreadState* thread, Shared*) {
-  // One iterator per thread, as RocksDB's: it sees the DB as of its
-  // creation, which is all of it for a read-only benchmark.
-  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
-  std::string key;
-  int64_t found = 0, read = 0, bytes = 0;
-  Duration duration(config_.duration, reads_);
-  while (!duration.Done(1)) {
-    MakeKey(RandomKeyNum(&thread->rand, config_.num), config_.key_size, &key);
-    it->Seek(key);
-    if (it->Valid()) {
-      if (it->key() == key) ++found;
-      bytes += static_cast<int64_t>(it->key().size() + it->value().size());
-    } else if (!it->status().ok()) {
-      Fatal("seek", it->status());
-    }
-    ++read;
-    thread->stats.FinishedOps(1, OpKind::kSeek);
-  }
-  thread->stats.AddBytes(bytes);
-  thread->stats.AddFound(found, read);
-}
-
-void Benchmark::DeleteRandom(ThreadState* thread, Shared*) {
-  std::string key;
-  for (int64_t i = 0; i < num_; ++i) {
-    MakeKey(RandomKeyNum(&thread->rand, config_.num), config_.key_size, &key);
-    absl::Status s = db_->Delete(write_options_, key);
-    if (!s.ok()) Fatal("delete", s);
-    thread->stats.FinishedOps(1, OpKind::kDelete);
-  }
-}
-
-void Benchmark::ReadWhileWriting(ThreadState* thread, Shared* shared) {
-  if (thread->tid > 0) {
-    ReadRandom(thread, shared);
-    shared->readers_done.fetch_add(1, std::memory_order_release);
-    return;
-  }
-  // The writer: random overwrites until the last reader is done; its work
-  // is not part of the report.
-  thread->stats.ExcludeFromMerge();
-  ValueGenerator gen(config_.compression_ratio, config_.value_size);
-  std::string key;
-  while (shared->readers_done.load(std::memory_order_acquire) <
-         shared->num_readers) {
-    MakeKey(RandomKeyNum(&thread->rand, config_.num), config_.key_size, &key);
-    absl::Status s =
-        db_->Put(write_options_, key, gen.Generate(config_.value_size));
-    if (!s.ok()) Fatal("put", s);
-    thread->stats.FinishedOps(1, OpKind::kWrite);
-  }
-}
-
-void Benchmark::Compact(ThreadState*, Shared*) {
-  absl::Status s = db_->CompactRange(std::nullopt, std::nullopt);
-  if (!s.ok()) Fatal("compact", s);
+  return absl::OkStatus();
 }
 
 void Benchmark::PrintStatistics() {
   Statistics stats = closed_stats_;
   if (db_ != nullptr) AddStatistics(db_->GetStatistics(), &stats);
+  SubtractStatistics(reset_baseline_, &stats);
   std::printf("STATISTICS:\n%s", stats.ToString().c_str());
   // The observed false-positive rate beside the chance the filters were
   // configured for; FP = (positive - true_positive) / (useful + positive -

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 
 #include "absl/strings/str_format.h"
+#include "bench/db_bench_reporter.h"
 
 namespace sift::bench {
 
@@ -17,14 +19,15 @@ uint64_t NowNanos() {
           .count());
 }
 
-BenchStats::BenchStats(bool histogram, bool report_progress)
-    : histogram_(histogram), report_progress_(report_progress) {
+BenchStats::BenchStats(int tid, const StatsOptions& options)
+    : tid_(tid), options_(options) {
   Start();
 }
 
 void BenchStats::Start() {
   start_ = NowNanos();
   last_op_finish_ = start_;
+  last_report_finish_ = start_;
   finish_ = start_;
 }
 
@@ -34,14 +37,49 @@ void BenchStats::Stop() {
 }
 
 void BenchStats::FinishedOps(int64_t n, OpKind kind) {
-  if (histogram_) {
+  Reporter* reporter = options_.reporter;
+  const bool latency = reporter != nullptr && reporter->latency();
+  double micros = 0;
+  if (options_.histogram || latency) {
     const uint64_t now = NowNanos();
-    hist_[static_cast<int>(kind)].Add(
-        static_cast<double>(now - last_op_finish_) * 1e-3);
+    micros = static_cast<double>(now - last_op_finish_) * 1e-3;
+    if (options_.histogram) hist_[static_cast<int>(kind)].Add(micros);
     last_op_finish_ = now;
   }
+  if (reporter != nullptr) reporter->FinishedOps(tid_, n, micros);
   done_ += n;
-  if (!report_progress_ || done_ < next_report_) return;
+  if (options_.progress && done_ >= next_report_) ReportProgress();
+}
+
+void BenchStats::ReportProgress() {
+  if (options_.stats_interval_seconds > 0) {
+    // RocksDB's interval line, checked every 1000 operations: this thread's
+    // operations and rate in the last interval and since its start.
+    next_report_ += 1000;
+    const uint64_t now = NowNanos();
+    const uint64_t interval_ns =
+        static_cast<uint64_t>(options_.stats_interval_seconds) * 1000000000;
+    if (now - last_report_finish_ < interval_ns) return;
+    const double interval =
+        static_cast<double>(now - last_report_finish_) * 1e-9;
+    const double total = static_cast<double>(now - start_) * 1e-9;
+    const std::time_t t = std::time(nullptr);
+    std::tm tm;
+    localtime_r(&t, &tm);
+    char when[32];
+    std::strftime(when, sizeof(when), "%Y/%m/%d-%H:%M:%S", &tm);
+    std::fprintf(stderr,
+                 "%s ... thread %d: (%lld,%lld) ops and (%.1f,%.1f) "
+                 "ops/second in (%.6f,%.6f) seconds\n",
+                 when, tid_, static_cast<long long>(done_ - last_report_done_),
+                 static_cast<long long>(done_),
+                 static_cast<double>(done_ - last_report_done_) / interval,
+                 static_cast<double>(done_) / total, interval, total);
+    std::fflush(stderr);
+    last_report_finish_ = now;
+    last_report_done_ = done_;
+    return;
+  }
   // The same widening steps as RocksDB's db_bench: frequent at first, then
   // about every tenth of the way for long runs.
   if (next_report_ < 1000) {
@@ -70,9 +108,24 @@ void BenchStats::FinishedOps(int64_t n, OpKind kind) {
 }
 
 void BenchStats::AddFound(int64_t found, int64_t total) {
-  has_found_ = true;
+  message_ = Message::kFound;
   found_ += found;
   found_of_ += total;
+}
+
+void BenchStats::AddReadWrite(int64_t reads, int64_t writes, int64_t total,
+                              int64_t found) {
+  message_ = Message::kReadWrite;
+  reads_ += reads;
+  writes_ += writes;
+  found_of_ += total;
+  found_ += found;
+}
+
+void BenchStats::AddUpdates(int64_t updates, int64_t found) {
+  message_ = Message::kUpdate;
+  updates_ += updates;
+  found_ += found;
 }
 
 void BenchStats::Merge(const BenchStats& other) {
@@ -83,14 +136,17 @@ void BenchStats::Merge(const BenchStats& other) {
   seconds_ += other.seconds_;
   found_ += other.found_;
   found_of_ += other.found_of_;
-  has_found_ = has_found_ || other.has_found_;
+  reads_ += other.reads_;
+  writes_ += other.writes_;
+  updates_ += other.updates_;
+  if (message_ == Message::kNone) message_ = other.message_;
   start_ = std::min(start_, other.start_);
   finish_ = std::max(finish_, other.finish_);
 }
 
 std::string BenchStats::Report(std::string_view name) const {
-  static constexpr const char* kKindNames[kNumOpKinds] = {"write", "read",
-                                                          "seek", "delete"};
+  static constexpr const char* kKindNames[kNumOpKinds] = {
+      "write", "read", "seek", "delete", "update", "op"};
   // A step with no counted operations (compact) reports one, as RocksDB.
   const int64_t done = std::max<int64_t>(done_, 1);
   const double elapsed =
@@ -100,16 +156,31 @@ std::string BenchStats::Report(std::string_view name) const {
     extra = absl::StrFormat("%6.1f MB/s",
                             static_cast<double>(bytes_) / 1048576.0 / elapsed);
   }
-  if (has_found_) {
+  std::string message;
+  switch (message_) {
+    case Message::kNone:
+      break;
+    case Message::kFound:
+      message = absl::StrFormat("(%d of %d found)", found_, found_of_);
+      break;
+    case Message::kReadWrite:
+      message = absl::StrFormat("( reads:%d writes:%d total:%d found:%d)",
+                                reads_, writes_, found_of_, found_);
+      break;
+    case Message::kUpdate:
+      message = absl::StrFormat("( updates:%d found:%d)", updates_, found_);
+      break;
+  }
+  if (!message.empty()) {
     if (!extra.empty()) extra += " ";
-    absl::StrAppendFormat(&extra, "(%d of %d found)", found_, found_of_);
+    extra += message;
   }
   std::string r = absl::StrFormat(
       "%-12s : %11.3f micros/op %d ops/sec %.3f seconds %d operations;%s%s\n",
       name, seconds_ * 1e6 / static_cast<double>(done),
       static_cast<int64_t>(static_cast<double>(done) / elapsed), elapsed, done,
       extra.empty() ? "" : " ", extra);
-  if (histogram_) {
+  if (options_.histogram) {
     for (int i = 0; i < kNumOpKinds; ++i) {
       if (hist_[i].count() == 0) continue;
       absl::StrAppendFormat(&r, "Microseconds per %s:\n%s\n", kKindNames[i],

@@ -4,8 +4,10 @@
 //   readrandom   :       3.100 micros/op 322580 ops/sec 0.930 seconds
 //   300000 operations;   35.7 MB/s (300000 of 300000 found)
 //
-// (one line). micros/op is the summed busy time of the threads over the
-// operations (the latency one thread sees); ops/sec and seconds use the wall
+// (one line). As in RocksDB, with --threads=N every thread does the whole
+// count and the threads' stats are merged: operations and bytes are summed,
+// micros/op is the threads' summed busy time over the summed operations
+// (the latency one thread sees), and ops/sec, MB/s and seconds use the wall
 // time from the first thread's start to the last one's finish.
 
 #ifndef SIFT_BENCH_DB_BENCH_STATS_H_
@@ -20,24 +22,48 @@
 
 namespace sift::bench {
 
+class Reporter;
+
 // Nanoseconds on a monotonic clock.
 uint64_t NowNanos();
 
-enum class OpKind : int { kWrite = 0, kRead, kSeek, kDelete };
-constexpr int kNumOpKinds = 4;
+// RocksDB's operation types, named as its histograms are ("Microseconds per
+// read:"); kOther is anything else (an iterator created, a compaction).
+enum class OpKind : int { kWrite = 0, kRead, kSeek, kDelete, kUpdate, kOther };
+constexpr int kNumOpKinds = 6;
+
+// What the report line says after the rates, summed over threads.
+enum class Message {
+  kNone,
+  kFound,      // "(F of N found)"
+  kReadWrite,  // "( reads:R writes:W total:T found:F)"
+  kUpdate,     // "( updates:U found:F)"
+};
+
+struct StatsOptions {
+  bool histogram = false;  // time every operation for --histogram
+  bool progress = false;   // this thread prints progress to stderr
+  // > 0: progress is RocksDB's interval line every this many seconds
+  // (--stats_interval_seconds) instead of "... finished N ops".
+  int stats_interval_seconds = 0;
+  Reporter* reporter = nullptr;  // --report_file, shared by the threads
+};
 
 class BenchStats {
  public:
-  // histogram: time every operation (one clock read each) for --histogram.
-  // report_progress: print "... finished N ops" to stderr as ops complete.
-  BenchStats(bool histogram, bool report_progress);
+  BenchStats(int tid, const StatsOptions& options);
 
   void Start();
   void Stop();
   void FinishedOps(int64_t n, OpKind kind);
   void AddBytes(int64_t n) { bytes_ += n; }
-  // For reads that may miss: prints "(found of total found)".
+  // Reads that may miss: "(found of total found)".
   void AddFound(int64_t found, int64_t total);
+  // readrandomwriterandom: "( reads:R writes:W total:T found:F)".
+  void AddReadWrite(int64_t reads, int64_t writes, int64_t total,
+                    int64_t found);
+  // updaterandom: "( updates:U found:F)".
+  void AddUpdates(int64_t updates, int64_t found);
   // This thread's work is not part of the benchmark (the writer of
   // readwhilewriting): Merge ignores it.
   void ExcludeFromMerge() { exclude_from_merge_ = true; }
@@ -50,10 +76,12 @@ class BenchStats {
   int64_t done() const { return done_; }
 
  private:
-  bool histogram_;
-  bool report_progress_;
+  void ReportProgress();
+
+  const int tid_;
+  const StatsOptions options_;
   bool exclude_from_merge_ = false;
-  bool has_found_ = false;
+  Message message_ = Message::kNone;
   uint64_t start_ = 0;
   uint64_t finish_ = 0;
   uint64_t last_op_finish_ = 0;
@@ -61,8 +89,15 @@ class BenchStats {
   int64_t done_ = 0;
   int64_t next_report_ = 100;
   int64_t bytes_ = 0;
+  // Message counters.
   int64_t found_ = 0;
   int64_t found_of_ = 0;
+  int64_t reads_ = 0;
+  int64_t writes_ = 0;
+  int64_t updates_ = 0;
+  // --stats_interval_seconds: the last interval line.
+  uint64_t last_report_finish_ = 0;
+  int64_t last_report_done_ = 0;
   std::array<Histogram, kNumOpKinds> hist_;
 };
 

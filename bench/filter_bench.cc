@@ -1,8 +1,12 @@
-// Bloom filter micro-benchmarks: build cost per key, and probe cost per key
-// for keys that are present (hits) and absent (misses), for both layouts at
-// 1M and 10M keys (100M with SIFT_BENCH_HUGE=1), p = 0.01.
+// Filter micro-benchmarks: build cost per key, and probe cost per key for
+// keys that are present (hits) and absent (misses), for the three layouts
+// (standard, blocked and ribbon: arg layout = 0, 1, 2) at 40K keys (one
+// default SSTable's filter, which stays in the CPU caches: "hot"), 1M and
+// 10M keys (100M with SIFT_BENCH_HUGE=1; beyond the caches: "cold"), for
+// p = 1/inv_p = 0.01 and 0.001.
 //
 //   build/bin/filter_bench --benchmark_counters_tabular=true
+//   build/bin/filter_bench --benchmark_filter='Latency/layout:[12]/n:40000/'
 //
 // Probes visit the filter in random order (the probed hashes are random, and
 // the hit list is shuffled), so caches help only as much as the filter fits
@@ -14,6 +18,8 @@
 // Counters: ns_per_key (shown in seconds, e.g. "9.1n"), bits_per_key
 // (8 * filter bytes / n, trailer included) and fp_rate (measured once per
 // filter over 1M absent keys).
+// BM_FpRate measures the false-positive rate against the target for
+// several p (for tools/plot.sh).
 // Filters live in 64-byte-aligned memory, as the table reader should keep
 // them; ProbeMissMisaligned shows the cost when they do not.
 
@@ -25,9 +31,11 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "benchmark/benchmark.h"
 #include "sift/filter_policy.h"
 #include "sift/options.h"
@@ -37,7 +45,6 @@
 namespace sift {
 namespace {
 
-constexpr double kFpChance = 0.01;
 constexpr size_t kProbeBatch = 1 << 20;  // probes per hash list
 
 // Key i: 16 bytes, a big-endian counter then a fixed tag.
@@ -68,14 +75,15 @@ struct Fixture {
   double bits_per_key = 0;
 };
 
-const Fixture& GetFixture(FilterLayout layout, uint64_t n) {
-  static auto* fixtures = new std::map<std::pair<int, uint64_t>, Fixture>();
+const Fixture& GetFixture(FilterLayout layout, uint64_t n, double p) {
+  static auto* fixtures =
+      new std::map<std::tuple<int, uint64_t, double>, Fixture>();
   auto [it, inserted] =
-      fixtures->try_emplace({static_cast<int>(layout), n}, Fixture());
+      fixtures->try_emplace({static_cast<int>(layout), n, p}, Fixture());
   Fixture& f = it->second;
   if (!inserted) return f;
 
-  BloomFilterBuilder builder(layout, kFpChance);
+  BloomFilterBuilder builder(layout, p);
   KeyMaker keys;
   std::mt19937_64 rng(42);
   const uint64_t sample = std::min<uint64_t>(n, kProbeBatch);
@@ -106,7 +114,17 @@ const Fixture& GetFixture(FilterLayout layout, uint64_t n) {
 }
 
 FilterLayout LayoutArg(const benchmark::State& state) {
-  return state.range(0) == 0 ? FilterLayout::kStandard : FilterLayout::kBlocked;
+  return static_cast<FilterLayout>(state.range(0));
+}
+
+double FpArg(const benchmark::State& state) {
+  return 1.0 / static_cast<double>(state.range(2));
+}
+
+// The fixture the arguments (layout, n, inv_p) name.
+const Fixture& ArgFixture(const benchmark::State& state) {
+  return GetFixture(LayoutArg(state), static_cast<uint64_t>(state.range(1)),
+                    FpArg(state));
 }
 
 void SetCounters(benchmark::State& state, const Fixture& f,
@@ -123,8 +141,8 @@ void SetCounters(benchmark::State& state, const Fixture& f,
 void BM_Build(benchmark::State& state) {
   const FilterLayout layout = LayoutArg(state);
   const uint64_t n = static_cast<uint64_t>(state.range(1));
-  const Fixture& f = GetFixture(layout, n);
-  BloomFilterBuilder builder(layout, kFpChance);
+  const Fixture& f = ArgFixture(state);
+  BloomFilterBuilder builder(layout, FpArg(state));
   KeyMaker keys;
   std::string out;
   for (auto _ : state) {
@@ -138,7 +156,7 @@ void BM_Build(benchmark::State& state) {
 
 // Independent probes of `hashes`, kProbeBatch per iteration.
 void Probe(benchmark::State& state, const std::vector<uint64_t>& hashes) {
-  const Fixture& f = GetFixture(LayoutArg(state), state.range(1));
+  const Fixture& f = ArgFixture(state);
   const BloomFilterReader reader(f.filter);
   for (auto _ : state) {
     uint64_t matches = 0;
@@ -159,7 +177,7 @@ inline uint64_t Opaque(uint64_t value) {
 // the usual answer, so the hash is almost always the listed one.
 void ProbeLatency(benchmark::State& state, const std::vector<uint64_t>& hashes,
                   bool expected) {
-  const Fixture& f = GetFixture(LayoutArg(state), state.range(1));
+  const Fixture& f = ArgFixture(state);
   const BloomFilterReader reader(f.filter);
   uint64_t flip = 0;
   for (auto _ : state) {
@@ -172,23 +190,22 @@ void ProbeLatency(benchmark::State& state, const std::vector<uint64_t>& hashes,
 }
 
 void BM_ProbeHit(benchmark::State& state) {
-  Probe(state, GetFixture(LayoutArg(state), state.range(1)).hits);
+  Probe(state, ArgFixture(state).hits);
 }
 void BM_ProbeMiss(benchmark::State& state) {
-  Probe(state, GetFixture(LayoutArg(state), state.range(1)).misses);
+  Probe(state, ArgFixture(state).misses);
 }
 void BM_ProbeHitLatency(benchmark::State& state) {
-  ProbeLatency(state, GetFixture(LayoutArg(state), state.range(1)).hits, true);
+  ProbeLatency(state, ArgFixture(state).hits, true);
 }
 void BM_ProbeMissLatency(benchmark::State& state) {
-  ProbeLatency(state, GetFixture(LayoutArg(state), state.range(1)).misses,
-               false);
+  ProbeLatency(state, ArgFixture(state).misses, false);
 }
 
 // The filter copied to an address 16 bytes past a cache line (where a
 // std::string's buffer may well be): most blocks then straddle two lines.
 void BM_ProbeMissLatencyMisaligned(benchmark::State& state) {
-  const Fixture& f = GetFixture(LayoutArg(state), state.range(1));
+  const Fixture& f = ArgFixture(state);
   const size_t size = f.filter.size();
   std::unique_ptr<char, AlignedFree> storage(
       static_cast<char*>(std::aligned_alloc(64, (size + 16 + 63) / 64 * 64)));
@@ -208,7 +225,8 @@ void BM_ProbeMissLatencyMisaligned(benchmark::State& state) {
 // through a random cycle of 64-byte lines) over memory the size of the
 // blocked filter. A blocked miss probe should cost about this much.
 void BM_CacheMissReference(benchmark::State& state) {
-  const Fixture& f = GetFixture(FilterLayout::kBlocked, state.range(1));
+  const Fixture& f =
+      GetFixture(FilterLayout::kBlocked, state.range(1), FpArg(state));
   const size_t lines = std::max<size_t>(2, f.filter.size() / 64);
   std::unique_ptr<char, AlignedFree> storage(
       static_cast<char*>(std::aligned_alloc(64, lines * 64)));
@@ -234,8 +252,8 @@ void BM_CacheMissReference(benchmark::State& state) {
 void BM_KeyMayMatchMiss(benchmark::State& state) {
   const FilterLayout layout = LayoutArg(state);
   const uint64_t n = static_cast<uint64_t>(state.range(1));
-  const Fixture& f = GetFixture(layout, n);
-  auto policy = FilterPolicy::Create(kFpChance, layout);
+  const Fixture& f = ArgFixture(state);
+  auto policy = FilterPolicy::Create(FpArg(state), layout);
   if (!policy.ok()) {
     state.SkipWithError("FilterPolicy::Create failed");
     return;
@@ -259,20 +277,19 @@ void AddSizes(benchmark::internal::Benchmark* b, std::vector<int64_t> sizes) {
   if (huge != nullptr && std::string_view(huge) == "1") {
     sizes.push_back(100000000);
   }
-  for (int64_t layout : {0, 1}) {
-    for (int64_t n : sizes) b->Args({layout, n});
+  for (int64_t layout : {0, 1, 2}) {
+    for (int64_t inv_p : {100, 1000}) {
+      for (int64_t n : sizes) b->Args({layout, n, inv_p});
+    }
   }
-  b->ArgNames({"blocked", "n"});
+  b->ArgNames({"layout", "n", "inv_p"});
 }
+// 40K keys: about one default 4 MiB SSTable's filter, cache-resident.
 void Sizes(benchmark::internal::Benchmark* b) {
-  AddSizes(b, {1000000, 10000000});
-}
-// Also the size of one default 4 MiB SSTable's filter (about 40K keys).
-void BuildSizes(benchmark::internal::Benchmark* b) {
   AddSizes(b, {40000, 1000000, 10000000});
 }
 
-BENCHMARK(BM_Build)->Apply(BuildSizes)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Build)->Apply(Sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProbeHit)->Apply(Sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProbeMiss)->Apply(Sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProbeHitLatency)->Apply(Sizes)->Unit(benchmark::kMillisecond);
@@ -282,6 +299,51 @@ BENCHMARK(BM_ProbeMissLatencyMisaligned)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CacheMissReference)->Apply(Sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_KeyMayMatchMiss)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
+
+// The measured false-positive rate against the target, per layout and
+// target p = 1 / p_inv, through the public FilterPolicy: 1M keys, 1M absent
+// probes (about 100 false positives at the smallest p). Counters fp_rate,
+// target and bits_per_key; tools/plot.sh draws them:
+//   filter_bench --benchmark_filter=BM_FpRate --benchmark_format=csv
+void BM_FpRate(benchmark::State& state) {
+  constexpr uint64_t kKeys = 1000000;
+  const FilterLayout layout = LayoutArg(state);
+  const double p = 1.0 / static_cast<double>(state.range(1));
+  auto policy = FilterPolicy::Create(p, layout);
+  if (!policy.ok()) {
+    state.SkipWithError(policy.status().ToString().c_str());
+    return;
+  }
+  KeyMaker maker;
+  std::vector<std::string> keys;
+  keys.reserve(kKeys);
+  for (uint64_t i = 0; i < kKeys; ++i) keys.emplace_back(maker.Key(2 * i));
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::string filter;
+  (*policy)->CreateFilter(absl::MakeConstSpan(views), &filter);
+  uint64_t positives = 0;
+  for (auto _ : state) {
+    positives = 0;
+    for (uint64_t i = 0; i < kKeys; ++i) {
+      positives += (*policy)->KeyMayMatch(maker.Key(2 * i + 1), filter);
+    }
+  }
+  state.counters["fp_rate"] =
+      static_cast<double>(positives) / static_cast<double>(kKeys);
+  state.counters["target"] = p;
+  state.counters["bits_per_key"] =
+      8.0 * static_cast<double>(filter.size()) / static_cast<double>(kKeys);
+}
+void FpTargets(benchmark::internal::Benchmark* b) {
+  for (int64_t layout : {0, 1}) {
+    for (int64_t p_inv : {10, 20, 50, 100, 200, 1000, 10000}) {
+      b->Args({layout, p_inv});
+    }
+  }
+  b->ArgNames({"blocked", "p_inv"});
+}
+BENCHMARK(BM_FpRate)->Apply(FpTargets)->Iterations(1)->Unit(
+    benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace sift

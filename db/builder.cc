@@ -10,12 +10,13 @@ namespace sift {
 
 OutputFile::OutputFile(std::string path, Env* env, uint64_t number,
                        std::unique_ptr<WritableFile> file,
-                       const Options& options)
+                       const Options& options, int level)
     : path_(std::move(path)),
       env_(env),
       number_(number),
       file_(std::move(file)),
-      builder_(std::make_unique<TableBuilder>(options, file_.get())) {}
+      builder_(std::make_unique<TableBuilder>(
+          options, file_.get(), FilterLayoutForLevel(options, level))) {}
 
 OutputFile::~OutputFile() {
   if (!done_) Abandon();
@@ -23,12 +24,12 @@ OutputFile::~OutputFile() {
 
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(
     const std::string& dbname, Env* env, const Options& options,
-    uint64_t number) {
+    uint64_t number, int level) {
   std::string path = TableFileName(dbname, number);
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
                    env->NewWritableFile(path));
-  return std::unique_ptr<OutputFile>(
-      new OutputFile(std::move(path), env, number, std::move(file), options));
+  return std::unique_ptr<OutputFile>(new OutputFile(
+      std::move(path), env, number, std::move(file), options, level));
 }
 
 absl::Status OutputFile::Add(std::string_view ikey, std::string_view value) {
@@ -78,7 +79,8 @@ absl::Status BuildTable(const std::string& dbname, Env* env,
   iter->SeekToFirst();
   if (!iter->Valid()) return iter->status();
   ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out,
-                   OutputFile::Create(dbname, env, options, number));
+                   OutputFile::Create(dbname, env, options, number,
+                                      /*level=*/0));
   for (; iter->Valid(); iter->Next()) {
     RETURN_IF_ERROR(out->Add(iter->key(), iter->value()));
   }

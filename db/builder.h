@@ -24,9 +24,10 @@ namespace sift {
 // is known to read back.
 class OutputFile {
  public:
+  // `level` picks the filter layout (FilterLayoutForLevel); a flush passes 0.
   static absl::StatusOr<std::unique_ptr<OutputFile>> Create(
       const std::string& dbname, Env* env, const Options& options,
-      uint64_t number);
+      uint64_t number, int level);
   ~OutputFile();
 
   absl::Status Add(std::string_view ikey, std::string_view value);
@@ -41,7 +42,8 @@ class OutputFile {
 
  private:
   OutputFile(std::string path, Env* env, uint64_t number,
-             std::unique_ptr<WritableFile> file, const Options& options);
+             std::unique_ptr<WritableFile> file, const Options& options,
+             int level);
 
   const std::string path_;
   Env* const env_;

@@ -1,5 +1,5 @@
 // Compaction: which files one compaction merges (picked by VersionSet in
-// compaction_picker.cc), and the merge itself (RunCompaction).
+// version_set_compaction.cc; run by RunCompaction, compaction_job.h).
 //
 // A compaction reads its inputs at `level` (and overlapping files at the
 // output level), merges them, drops what no reader can see any more, and
@@ -9,9 +9,7 @@
 #ifndef SIFT_DB_COMPACTION_H_
 #define SIFT_DB_COMPACTION_H_
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,33 +66,6 @@ class Compaction {
   uint64_t overlapped_bytes_ = 0;
   size_t level_ptrs_[config::kNumLevels] = {};
 };
-
-// What RunCompaction needs from the DB.
-struct CompactionContext {
-  std::string dbname;
-  Options options;  // the options in force: filters are built with these
-  Env* env = nullptr;
-  TableCache* table_cache = nullptr;
-  // Sequences of live snapshots, ascending; the latest state is always
-  // visible and need not be listed.
-  std::vector<SequenceNumber> snapshots;
-  // Allocates a file number and protects it from deletion until the
-  // compaction is installed (called with the DB mutex not held).
-  std::function<uint64_t()> new_file_number;
-  StatisticsImpl* stats = nullptr;
-  // When *memtable_waiting turns true, RunCompaction calls flush_memtable
-  // (without the DB mutex) before it goes on, as LevelDB does: a full
-  // memtable must not wait for a long compaction, or writers stall. A
-  // flush error ends the compaction with it.
-  const std::atomic<bool>* memtable_waiting = nullptr;
-  std::function<absl::Status()> flush_memtable;
-};
-
-// Merges c's inputs into new files, opens each output through the table
-// cache, and records the outputs (with their facts) and input deletions in
-// c->edit(). On error the outputs written so far are evicted and deleted.
-// Runs without the DB mutex.
-absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx);
 
 }  // namespace sift
 

@@ -1,9 +1,13 @@
 // DBImpl: the engine behind sift::DB. The pieces live in:
 //   db_impl.cc        open, close, option checks, reads, snapshots
 //   db_write.cc       the write path: writer queue, group commit, WAL
-//   db_background.cc  the background thread: flush, compaction, cleanup
+//   db_background.cc  the background thread: flush, cleanup
+//   db_compaction.cc  compactions: automatic, manual, installing results
 //   recovery.cc       recovery from MANIFEST and WAL at Open
+//   db_read_only.cc   DB::OpenForReadOnly
 //   db_properties.cc  GetProperty and statistics text
+//   resume.cc         Resume: clearing a background error (db_write.cc
+//                     queues it as a writer)
 //
 // Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
@@ -49,13 +53,27 @@ struct CompactionRange {
 // Checks every field DB::Open uses; InvalidArgument names the field.
 absl::Status ValidateOptions(const Options& options);
 
+// What replaying the WALs at Open met, for GetProperty("sift.wal-recovery").
+struct WalRecoveryStats {
+  uint64_t logs = 0;             // logs replayed (in part or whole)
+  uint64_t records = 0;          // batches replayed
+  uint64_t damaged_regions = 0;  // damaged records dropped or skipped
+  uint64_t dropped_bytes = 0;    // log bytes not replayed because of damage
+  uint64_t logs_dropped = 0;     // later logs not replayed (point in time)
+  std::string first_damage;      // "<file>: <what> at offset N", or empty
+};
+
 class DBImpl final : public DB {
  public:
-  DBImpl(const Options& options, std::string dbname);
+  // A read_only DB takes no lock and writes nothing (DB::OpenForReadOnly).
+  DBImpl(const Options& options, std::string dbname, bool read_only = false);
   ~DBImpl() override;
 
   // Recovers or creates the DB and starts the background thread.
   absl::Status OpenImpl();
+  // Reads the MANIFEST and replays the WALs into mem_, in memory only.
+  // REQUIRES: constructed read_only.
+  absl::Status OpenReadOnlyImpl();
 
   absl::Status Put(const WriteOptions& options, std::string_view key,
                    std::string_view value) override;
@@ -73,6 +91,7 @@ class DBImpl final : public DB {
   absl::Status WaitForCompaction() override;
   std::optional<std::string> GetProperty(std::string_view name) override;
   Statistics GetStatistics() override { return stats_.Snapshot(); }
+  absl::Status Resume() override;
 
  private:
   struct Writer;
@@ -83,8 +102,10 @@ class DBImpl final : public DB {
   absl::Status Recover(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CreateNewDatabase() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NoDatabaseError() const;
+  // Replays one log as options_.wal_recovery_mode says; *stopped is set
+  // when kPointInTimeRecovery stopped at damage in it.
   absl::Status RecoverLogFile(uint64_t number, VersionEdit* edit,
-                              SequenceNumber* max_sequence)
+                              SequenceNumber* max_sequence, bool* stopped)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status VerifyAllTables() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -94,6 +115,10 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NewLogFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // ---- resume.cc
+  // REQUIRES: the caller is the front writer (see Resume).
+  absl::Status ResumeAsFrontWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // ---- db_background.cc
   void BackgroundLoop();
   bool HasBackgroundWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -101,6 +126,11 @@ class DBImpl final : public DB {
   absl::Status WriteLevel0Table(MemTable* mem, VersionEdit* edit,
                                 const Version* base)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DeleteObsoleteFiles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordBackgroundError(const absl::Status& s)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_compaction.cc
   absl::Status BackgroundCompaction() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status ManualCompactionStep() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs c (or moves its file), installs the result, then, c gone,
@@ -112,18 +142,18 @@ class DBImpl final : public DB {
   absl::Status RunManual(int level, bool rewrite,
                          std::optional<std::string_view> begin,
                          std::optional<std::string_view> end);
-  void DeleteObsoleteFiles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RecordBackgroundError(const absl::Status& s)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool NeedsRewrite(const FileMetaData& f) const;
+  bool NeedsRewrite(const FileMetaData& f, int level) const;
 
   // Publishes mem_/imm_/current version to readers.
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<MemTable> NewMemTable() const;
+  // FailedPrecondition for `operation` on a DB opened read-only.
+  absl::Status ReadOnlyError(std::string_view operation) const;
 
   const Options options_;  // validated, env filled in
   const std::string dbname_;
   Env* const env_;
+  const bool read_only_;
   StatisticsImpl stats_;
   std::unique_ptr<BlockCache> block_cache_;
   std::unique_ptr<TableCache> table_cache_;
@@ -159,9 +189,20 @@ class DBImpl final : public DB {
   std::optional<CompactionRange> running_compaction_ ABSL_GUARDED_BY(mu_);
   bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  WalRecoveryStats wal_recovery_ ABSL_GUARDED_BY(mu_);
   // Sticky: once a flush, compaction or WAL write fails, writes stop.
   absl::Status bg_error_ ABSL_GUARDED_BY(mu_);
   std::thread bg_thread_;
+};
+
+// A CompactRange request, one level at a time (db_compaction.cc).
+struct DBImpl::ManualCompaction {
+  int level = 0;
+  bool rewrite = false;  // rewrite files in place at `level`
+  std::optional<std::string> begin, end;
+  uint64_t max_file_number = 0;  // rewrite only files older than this
+  bool done = false;
+  absl::Status status;
 };
 
 }  // namespace sift

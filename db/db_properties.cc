@@ -25,6 +25,20 @@ std::string FpChances(const FileList& files) {
   return s;
 }
 
+const char* ModeName(WALRecoveryMode mode) {
+  switch (mode) {
+    case WALRecoveryMode::kTolerateCorruptedTailRecords:
+      return "kTolerateCorruptedTailRecords";
+    case WALRecoveryMode::kAbsoluteConsistency:
+      return "kAbsoluteConsistency";
+    case WALRecoveryMode::kPointInTimeRecovery:
+      return "kPointInTimeRecovery";
+    case WALRecoveryMode::kSkipAnyCorruptedRecords:
+      return "kSkipAnyCorruptedRecords";
+  }
+  return "?";
+}
+
 }  // namespace
 
 std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
@@ -77,6 +91,19 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
           c[kBloomFilterFullPositive], c[kBloomFilterFullTruePositive],
           stats.ObservedFpRateAtLevel(level), FpChances(v->files[level]));
     }
+    // The memtables' filters: checked is useful + positive.
+    const uint64_t mem_useful = stats.Get(kMemtableFilterUseful);
+    const uint64_t mem_positive = stats.Get(kMemtableFilterPositive);
+    const uint64_t mem_tp = stats.Get(kMemtableFilterTruePositive);
+    const double mem_negatives =
+        static_cast<double>(mem_useful + mem_positive - mem_tp);
+    absl::StrAppendFormat(
+        &s, "%-5s %12u %12u %12u %12u %10.6f  %s\n", "mem",
+        mem_useful + mem_positive, mem_useful, mem_positive, mem_tp,
+        mem_negatives > 0
+            ? static_cast<double>(mem_positive - mem_tp) / mem_negatives
+            : 0.0,
+        "-");
     absl::StrAppendFormat(
         &s, "%-5s %12u %12u %12u %12u %10.6f  %g\n", "total",
         stats.Get(kBloomFilterChecked), stats.Get(kBloomFilterUseful),
@@ -103,6 +130,18 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
       }
     }
     return s;
+  }
+  if (what == "wal-recovery") {
+    MutexLock l(&mu_);
+    const WalRecoveryStats& r = wal_recovery_;
+    return absl::StrCat(
+        "mode: ", ModeName(options_.wal_recovery_mode),
+        "\nlogs replayed: ", r.logs, "\nrecords replayed: ", r.records,
+        "\ndamaged records dropped or skipped: ", r.damaged_regions,
+        "\nbytes dropped: ", r.dropped_bytes,
+        "\nlogs dropped: ", r.logs_dropped,
+        "\nfirst damage: ", r.first_damage.empty() ? "none" : r.first_damage,
+        "\n");
   }
   if (what == "stats") {
     std::string s = stats.ToString();

@@ -55,6 +55,7 @@ absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 }
 
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  if (read_only_) return ReadOnlyError(batch == nullptr ? "Flush" : "Write");
   // A batch that refused an entry (too large) is refused whole.
   if (batch != nullptr) RETURN_IF_ERROR(batch->status());
   Writer w(batch, options.sync);
@@ -119,6 +120,24 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   }
   if (!writers_.empty()) writers_.front()->Signal();
   return status;
+}
+
+absl::Status DBImpl::Resume() {
+  // Resume switches the log and the memtable, which the front writer uses
+  // without the mutex: so it takes its turn at the front of the queue, as
+  // a writer that no other joins (its batch is null), and Resumes run one
+  // at a time.
+  Writer w(nullptr, false);
+  MutexLock l(&mu_);
+  writers_.push_back(&w);
+  while (&w != writers_.front()) {
+    if (!w.cv.has_value()) w.cv.emplace();
+    w.cv->Wait(&mu_);
+  }
+  const absl::Status s = ResumeAsFrontWriter();
+  writers_.pop_front();
+  if (!writers_.empty()) writers_.front()->Signal();
+  return s;
 }
 
 // Joins the front writer's batch with those queued behind it, up to a size

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 
+#include "table/table_builder.h"
 #include "util/coding.h"
 
 namespace sift {
@@ -55,12 +56,13 @@ FileFacts FactsFromProperties(const TableProperties& props,
   return f;
 }
 
-bool FilterIsCurrent(const FileFacts& facts, const Options& options) {
+bool FilterIsCurrent(const FileFacts& facts, const Options& options,
+                     int level) {
   const FilterFacts& f = facts.read_filter();
   const bool has_filter = f.fp_chance < 1.0;
   if (options.bloom_filter_fp_chance >= 1.0) return !has_filter;
   return has_filter && f.fp_chance == options.bloom_filter_fp_chance &&
-         f.layout == options.filter_layout;
+         f.layout == FilterLayoutForLevel(options, level);
 }
 
 void EncodeFileFacts(const FileFacts& facts, std::string* dst) {

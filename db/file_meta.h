@@ -87,10 +87,11 @@ FileFacts FactsFromProperties(const TableProperties& props,
                               SequenceNumber last_sequence);
 
 // True if the filter readers use for a file with these facts is what a new
-// file built with options would get: the same layout and fp chance, or no
-// filter when options ask for none. The one test of "this file's filter is
-// current", for trivial moves and CompactRange's rewrites alike.
-bool FilterIsCurrent(const FileFacts& facts, const Options& options);
+// file built with options at `level` would get: the same fp chance and the
+// level's layout (FilterLayoutForLevel), or no filter when options ask for
+// none. The one test of "this file's filter is current", for trivial moves
+// and CompactRange's rewrites alike.
+bool FilterIsCurrent(const FileFacts& facts, const Options& options, int level);
 
 // The facts field of MANIFEST tag 9 (db/FORMAT.md, "File facts").
 void EncodeFileFacts(const FileFacts& facts, std::string* dst);

@@ -2,101 +2,64 @@
 
 #include <utility>
 
-#include "table/table_reader.h"
+#include "table/two_level_iterator.h"
+#include "util/coding.h"
 
 namespace sift {
 namespace {
 
-class LevelIterator final : public Iterator {
+// The first level: one entry per file, keyed by the file's largest key; a
+// value is the file's position in the list (fixed64).
+class FileListIterator final : public Iterator {
  public:
-  LevelIterator(const ReadOptions& options, TableCache* cache, FileList files)
-      : options_(options), cache_(cache), files_(std::move(files)) {}
+  explicit FileListIterator(std::shared_ptr<const FileList> files)
+      : files_(std::move(files)) {}
 
-  bool Valid() const override { return iter_ != nullptr && iter_->Valid(); }
-  std::string_view key() const override { return iter_->key(); }
-  std::string_view value() const override { return iter_->value(); }
-  absl::Status status() const override {
-    if (!status_.ok()) return status_;
-    return iter_ != nullptr ? iter_->status() : absl::OkStatus();
+  bool Valid() const override { return i_ < files_->size(); }
+  std::string_view key() const override { return (*files_)[i_]->largest; }
+  std::string_view value() const override {
+    return std::string_view(value_, sizeof(value_));
   }
+  absl::Status status() const override { return absl::OkStatus(); }
 
-  void SeekToFirst() override {
-    if (!Open(0)) return;
-    iter_->SeekToFirst();
-    SkipForward();
-  }
-  void SeekToLast() override {
-    if (files_.empty() || !Open(files_.size() - 1)) return;
-    iter_->SeekToLast();
-    SkipBackward();
-  }
+  void SeekToFirst() override { Set(0); }
+  void SeekToLast() override { Set(files_->empty() ? 0 : files_->size() - 1); }
   void Seek(std::string_view target) override {
-    if (!Open(FindFile(files_, target))) return;
-    iter_->Seek(target);
-    SkipForward();
+    Set(FindFile(*files_, target));
   }
-  void Next() override {
-    iter_->Next();
-    SkipForward();
-  }
-  void Prev() override {
-    iter_->Prev();
-    SkipBackward();
-  }
+  void Next() override { Set(i_ + 1); }
+  // Before the first file, the iterator is invalid (i_ = size()).
+  void Prev() override { Set(i_ == 0 ? files_->size() : i_ - 1); }
 
  private:
-  // Positions on file i's table (not within it). False past the end or on
-  // an error (kept in status_).
-  bool Open(size_t i) {
-    index_ = i;
-    if (i >= files_.size()) {
-      iter_.reset();
-      return false;
-    }
-    if (iter_ != nullptr && !iter_->status().ok() && status_.ok()) {
-      status_ = iter_->status();
-    }
-    iter_.reset();  // before its table may go
-    auto t = cache_->Get(*files_[i]);
-    if (!t.ok()) {
-      if (status_.ok()) status_ = t.status();
-      iter_.reset();
-      return false;
-    }
-    table_ = *std::move(t);
-    iter_ = table_->NewIterator(options_);
-    return true;
+  void Set(size_t i) {
+    i_ = i;
+    EncodeFixed64(value_, i);
   }
 
-  void SkipForward() {
-    while (iter_ != nullptr && !iter_->Valid()) {
-      if (!iter_->status().ok() || !Open(index_ + 1)) return;
-      iter_->SeekToFirst();
-    }
-  }
-
-  void SkipBackward() {
-    while (iter_ != nullptr && !iter_->Valid()) {
-      if (!iter_->status().ok() || index_ == 0) return;
-      if (!Open(index_ - 1)) return;
-      iter_->SeekToLast();
-    }
-  }
-
-  const ReadOptions options_;
-  TableCache* const cache_;
-  const FileList files_;
-  size_t index_ = 0;
-  std::shared_ptr<const Table> table_;  // declared before iter_: outlives it
-  std::unique_ptr<Iterator> iter_;
-  absl::Status status_;
+  const std::shared_ptr<const FileList> files_;
+  size_t i_ = 0;
+  char value_[8];
 };
 
 }  // namespace
 
 std::unique_ptr<Iterator> NewLevelIterator(const ReadOptions& options,
-                                           TableCache* cache, FileList files) {
-  return std::make_unique<LevelIterator>(options, cache, std::move(files));
+                                           TableCache* cache, FileList files,
+                                           ReadCounterSink* sink) {
+  auto shared = std::make_shared<const FileList>(std::move(files));
+  auto open = [options, cache, sink, shared](std::string_view index_value)
+      -> absl::StatusOr<std::unique_ptr<Iterator>> {
+    const FileMetaData& f = *(*shared)[DecodeFixed64(index_value.data())];
+    absl::StatusOr<std::shared_ptr<const Table>> table = cache->Get(f);
+    if (!table.ok()) return table.status();
+    std::unique_ptr<Iterator> it = (*table)->NewIterator(options, sink);
+    // Cleanups run after the table iterator is gone: the table outlives it.
+    it->RegisterCleanup([table = *std::move(table)] {});
+    return it;
+  };
+  auto index = std::make_unique<FileListIterator>(shared);
+  return NewTwoLevelIterator(std::move(index), std::move(open));
 }
 
 }  // namespace sift

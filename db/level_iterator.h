@@ -1,5 +1,7 @@
-// An iterator over the internal keys of one sorted, disjoint level: the
-// files' tables one after another, each opened when reached.
+// An iterator over the internal keys of one sorted, disjoint level: a
+// two-level iterator (table/two_level_iterator.h) whose index is the level's
+// file list and whose second levels are the files' tables, each opened
+// through the table cache when reached.
 
 #ifndef SIFT_DB_LEVEL_ITERATOR_H_
 #define SIFT_DB_LEVEL_ITERATOR_H_
@@ -13,9 +15,12 @@
 
 namespace sift {
 
-// Keeps the files (and so their tables) alive while it exists.
+// Keeps the files (and so their tables) alive while it exists. Block reads
+// are reported to sink, if not null (e.g. the DB's statistics for the
+// level); cache and sink must outlive the iterator.
 std::unique_ptr<Iterator> NewLevelIterator(const ReadOptions& options,
-                                           TableCache* cache, FileList files);
+                                           TableCache* cache, FileList files,
+                                           ReadCounterSink* sink = nullptr);
 
 }  // namespace sift
 

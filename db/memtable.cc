@@ -8,9 +8,6 @@
 namespace sift {
 namespace {
 
-constexpr int kFilterProbes = 6;
-constexpr size_t kWordsPerBlock = 8;  // 512 bits: one cache line
-
 // Inlined: the skiplist compares through this on every step of a search.
 inline std::string_view GetLengthPrefixedSlice(const char* p) {
   uint32_t len;
@@ -25,56 +22,13 @@ int MemTable::KeyComparator::operator()(const char* a, const char* b) const {
                              GetLengthPrefixedSlice(b));
 }
 
-MemTable::MemTable(size_t filter_bits)
-    : table_(KeyComparator(), &arena_),
-      filter_words_((filter_bits + 511) / 512 * kWordsPerBlock) {
-  if (filter_words_ > 0) {
-    filter_ = std::make_unique<std::atomic<uint64_t>[]>(filter_words_);
-    for (size_t i = 0; i < filter_words_; ++i) {
-      filter_[i].store(0, std::memory_order_relaxed);
-    }
-  }
-}
+MemTable::MemTable(size_t filter_bits, int filter_probes)
+    : table_(KeyComparator(), &arena_), filter_(filter_bits, filter_probes) {}
 
 MemTable::~MemTable() = default;
 
 size_t MemTable::ApproximateMemoryUsage() const {
   return arena_.MemoryUsage() + FilterMemory();
-}
-
-// Block from the high 32 bits (multiply-shift range reduction, Lemire 2016);
-// the probes' 9-bit in-block positions from a remix of the hash.
-bool MemTable::FilterMayContain(uint64_t hash) const {
-  if (filter_words_ == 0) return true;
-  const size_t blocks = filter_words_ / kWordsPerBlock;
-  const size_t block = static_cast<size_t>(((hash >> 32) * blocks) >> 32);
-  const std::atomic<uint64_t>* words = &filter_[block * kWordsPerBlock];
-  uint64_t h = hash * 0x9e3779b97f4a7c15ull;
-  for (int i = 0; i < kFilterProbes; ++i) {
-    const uint32_t bit = static_cast<uint32_t>(h >> 55);  // 9 bits
-    if ((words[bit >> 6].load(std::memory_order_relaxed) &
-         (uint64_t{1} << (bit & 63))) == 0) {
-      return false;
-    }
-    h <<= 9;
-  }
-  return true;
-}
-
-void MemTable::FilterAdd(uint64_t hash) {
-  if (filter_words_ == 0) return;
-  const size_t blocks = filter_words_ / kWordsPerBlock;
-  const size_t block = static_cast<size_t>(((hash >> 32) * blocks) >> 32);
-  std::atomic<uint64_t>* words = &filter_[block * kWordsPerBlock];
-  uint64_t h = hash * 0x9e3779b97f4a7c15ull;
-  for (int i = 0; i < kFilterProbes; ++i) {
-    const uint32_t bit = static_cast<uint32_t>(h >> 55);
-    // One writer: a plain load and store, not a locked read-modify-write.
-    std::atomic<uint64_t>& w = words[bit >> 6];
-    w.store(w.load(std::memory_order_relaxed) | (uint64_t{1} << (bit & 63)),
-            std::memory_order_relaxed);
-    h <<= 9;
-  }
 }
 
 void MemTable::Add(SequenceNumber seq, ValueType type, std::string_view key,
@@ -90,14 +44,20 @@ void MemTable::Add(SequenceNumber seq, ValueType type, std::string_view key,
   p += kInternalKeyTrailerSize;
   p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
   std::memcpy(p, value.data(), value.size());
-  FilterAdd(KeyHash(key));
+  filter_.AddHash(KeyHash(key));
   table_.Insert(buf);
   num_entries_.fetch_add(1, std::memory_order_relaxed);
 }
 
 MemTable::GetResult MemTable::Get(const LookupKey& key, uint64_t hash,
-                                  std::string* value) const {
-  if (!FilterMayContain(hash)) return GetResult::kNotFound;
+                                  std::string* value, LocalStats* stats) const {
+  if (filter_.num_bits() > 0) {
+    if (!filter_.MayContainHash(hash)) {
+      stats->Add(config::kNoLevel, kMemtableFilterUseful);
+      return GetResult::kNotFound;
+    }
+    stats->Add(config::kNoLevel, kMemtableFilterPositive);
+  }
   Table::Iterator it(&table_);
   it.Seek(key.memtable_key().data());
   if (!it.Valid()) return GetResult::kNotFound;
@@ -109,6 +69,9 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, uint64_t hash,
       GetVarint32Ptr(entry, entry + kMaxVarint32Bytes, &ikey_len);
   const std::string_view ik(ikey, ikey_len);
   if (ExtractUserKey(ik) != key.user_key()) return GetResult::kNotFound;
+  if (filter_.num_bits() > 0) {
+    stats->Add(config::kNoLevel, kMemtableFilterTruePositive);
+  }
   if ((ExtractTrailer(ik) & 0xff) == kTypeDeletion) return GetResult::kDeleted;
   const std::string_view v = GetLengthPrefixedSlice(ikey + ikey_len);
   value->assign(v.data(), v.size());

@@ -1,6 +1,7 @@
 // MemTable: the in-memory, sorted buffer of recent writes (a skip list over
-// an arena), plus a whole-key Bloom filter so that a Get for a key the
-// memtable does not hold usually skips the skip-list walk.
+// an arena), plus a whole-key Bloom filter (util/dynamic_bloom.h, the table
+// filters' blocked layout) so that a Get for a key the memtable does not
+// hold usually skips the skip-list walk.
 //
 // Thread safety: one writer (Add) at a time, externally serialized; any
 // number of concurrent readers (Get, iterators) without locks. Shared by
@@ -17,16 +18,18 @@
 
 #include "db/dbformat.h"
 #include "db/skiplist.h"
+#include "db/statistics_impl.h"
 #include "sift/iterator.h"
 #include "util/arena.h"
+#include "util/dynamic_bloom.h"
 
 namespace sift {
 
 class MemTable {
  public:
   // filter_bits: size of the whole-key filter (0: none), rounded up to
-  // whole 512-bit blocks.
-  explicit MemTable(size_t filter_bits);
+  // whole 512-bit blocks; filter_probes: its probes per key.
+  MemTable(size_t filter_bits, int filter_probes);
   ~MemTable();
 
   MemTable(const MemTable&) = delete;
@@ -34,7 +37,7 @@ class MemTable {
 
   // Bytes of memory used (arena + filter). Safe to call concurrently.
   size_t ApproximateMemoryUsage() const;
-  size_t FilterMemory() const { return filter_words_ * sizeof(uint64_t); }
+  size_t FilterMemory() const { return filter_.MemoryUsage(); }
 
   // REQUIRES: external serialization of writers; sequences strictly
   // increase across calls.
@@ -43,8 +46,10 @@ class MemTable {
 
   enum class GetResult : uint8_t { kNotFound, kFound, kDeleted };
   // The newest entry for key.user_key() at or below its sequence. hash is
-  // KeyHash(user key), shared with the table filters' probes.
-  GetResult Get(const LookupKey& key, uint64_t hash, std::string* value) const;
+  // KeyHash(user key), shared with the table filters' probes. The filter's
+  // answer is counted in stats (sift.memtable.filter.*).
+  GetResult Get(const LookupKey& key, uint64_t hash, std::string* value,
+                LocalStats* stats) const;
 
   // Iterates internal keys. REQUIRES: the MemTable outlives the iterator.
   std::unique_ptr<Iterator> NewIterator() const;
@@ -63,18 +68,13 @@ class MemTable {
   using Table = SkipList<const char*, KeyComparator>;
   class Iter;
 
-  bool FilterMayContain(uint64_t hash) const;
-  void FilterAdd(uint64_t hash);
-
   Arena arena_;
   Table table_;
   std::atomic<uint64_t> num_entries_{0};
-  // Blocked Bloom filter of user-key hashes: 512-bit blocks, kFilterProbes
-  // bits per key, set with relaxed atomic ORs by the one writer. A reader
-  // only consults it for sequences already published by the DB (with
-  // release/acquire on the last sequence), so it sees every bit it needs.
-  const size_t filter_words_;
-  std::unique_ptr<std::atomic<uint64_t>[]> filter_;
+  // The user-key hashes of every entry. A reader only consults it for
+  // sequences already published by the DB (with release/acquire on the
+  // last sequence), so it sees every bit it needs.
+  DynamicBloom filter_;
 };
 
 }  // namespace sift

@@ -79,25 +79,32 @@ absl::Status DBImpl::CreateNewDatabase() {
 }
 
 absl::Status DBImpl::Recover(VersionEdit* edit) {
-  // Without create_if_missing, no directory and no LOCK file are made
-  // where there is no database. (Checked again under the lock below.)
-  if (!options_.create_if_missing &&
-      !env_->FileExists(CurrentFileName(dbname_))) {
-    return NoDatabaseError();
+  // A read-only open creates nothing, not even the directory or LOCK.
+  if (!read_only_) {
+    // Without create_if_missing, no directory and no LOCK file are made
+    // where there is no database. (Checked again under the lock below.)
+    if (!options_.create_if_missing &&
+        !env_->FileExists(CurrentFileName(dbname_))) {
+      return NoDatabaseError();
+    }
+    absl::Status s = env_->CreateDir(dbname_);
+    if (!s.ok()) {
+      return absl::Status(
+          s.code(), absl::StrCat("cannot use ", dbname_,
+                                 " as a database directory: ", s.message()));
+    }
+    ASSIGN_OR_RETURN(db_lock_, env_->LockFile(LockFileName(dbname_)));
   }
-  absl::Status s = env_->CreateDir(dbname_);
-  if (!s.ok()) {
-    return absl::Status(
-        s.code(), absl::StrCat("cannot use ", dbname_,
-                               " as a database directory: ", s.message()));
-  }
-  ASSIGN_OR_RETURN(db_lock_, env_->LockFile(LockFileName(dbname_)));
 
   if (!env_->FileExists(CurrentFileName(dbname_))) {
+    if (read_only_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          dbname_, ": no database here (opened read-only: nothing created)"));
+    }
     if (!options_.create_if_missing) return NoDatabaseError();
     return CreateNewDatabase();
   }
-  if (options_.error_if_exists) {
+  if (options_.error_if_exists && !read_only_) {
     return absl::FailedPreconditionError(
         absl::StrCat(dbname_, ": database exists (error_if_exists is true)"));
   }
@@ -120,8 +127,9 @@ absl::Status DBImpl::Recover(VersionEdit* edit) {
   std::sort(logs.begin(), logs.end());
   // The MANIFEST's log number names the oldest WAL still needed, and that
   // file is never deleted while the MANIFEST names it. If it is gone, the
-  // MANIFEST records that retired it were lost (a damaged last record is
-  // dropped like a torn one), and with them the tables holding its writes.
+  // MANIFEST records that retired it were lost (an incomplete last record
+  // is dropped as a torn write), and with them the tables holding its
+  // writes.
   const uint64_t needed = versions_->log_number();
   if (needed != 0 && (logs.empty() || logs.front() != needed)) {
     return absl::DataLossError(absl::StrCat(
@@ -130,48 +138,86 @@ absl::Status DBImpl::Recover(VersionEdit* edit) {
         ", which is missing: the MANIFEST has lost records"));
   }
   SequenceNumber max_sequence = versions_->LastSequence();
+  wal_recovery_ = WalRecoveryStats();
+  bool stopped = false;
   for (uint64_t number : logs) {
     versions_->MarkFileNumberUsed(number);
-    RETURN_IF_ERROR(RecoverLogFile(number, edit, &max_sequence));
+    if (stopped) {
+      // kPointInTimeRecovery: replaying a later log after damage would
+      // leave a hole in the history, so it is dropped whole.
+      auto size = env_->GetFileSize(LogFileName(dbname_, number));
+      if (size.ok()) wal_recovery_.dropped_bytes += *size;
+      ++wal_recovery_.logs_dropped;
+      continue;
+    }
+    RETURN_IF_ERROR(RecoverLogFile(number, edit, &max_sequence, &stopped));
   }
   versions_->SetLastSequence(max_sequence);
   return absl::OkStatus();
 }
 
 absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
-                                    SequenceNumber* max_sequence) {
+                                    SequenceNumber* max_sequence,
+                                    bool* stopped) {
   const std::string name = LogFileName(dbname_, number);
   std::string contents;
   RETURN_IF_ERROR(ReadFileToString(env_, name, &contents));
-  log::Reader reader(contents, name);
+  const WALRecoveryMode mode = options_.wal_recovery_mode;
+  log::Reader reader(contents, name, mode);
   std::string scratch;
   std::string_view record;
-  std::shared_ptr<MemTable> mem;
+  // Read-only, every log goes into mem_ and stays in memory; otherwise
+  // each log's writes go to level-0 tables.
+  std::shared_ptr<MemTable> mem = read_only_ ? mem_ : nullptr;
   WriteBatch batch;
   std::optional<SequenceNumber> last_in_log;
+  ++wal_recovery_.logs;
   while (reader.ReadRecord(&record, &scratch)) {
     absl::Status s = WriteBatchInternal::SetContents(&batch, record);
     // Checked whole before any of it reaches the memtable.
     if (s.ok()) s = WriteBatchInternal::Verify(&batch);
     if (s.ok()) s = CheckSequences(batch, &last_in_log);
     if (!s.ok()) {
-      return absl::DataLossError(absl::StrCat(name, ": record at offset ",
-                                              reader.last_record_offset(), ": ",
-                                              s.message()));
+      // A record with a good checksum but a bad batch: damage the modes
+      // that drop damage may drop like any other.
+      const uint64_t at = reader.last_record_offset();
+      s = absl::DataLossError(
+          absl::StrCat(name, ": record at offset ", at, ": ", s.message()));
+      if (wal_recovery_.first_damage.empty()) {
+        wal_recovery_.first_damage = std::string(s.message());
+      }
+      ++wal_recovery_.damaged_regions;
+      if (mode == WALRecoveryMode::kSkipAnyCorruptedRecords) {
+        wal_recovery_.dropped_bytes += record.size();
+        continue;
+      }
+      if (mode != WALRecoveryMode::kPointInTimeRecovery) return s;
+      wal_recovery_.dropped_bytes += contents.size() - at;
+      *stopped = true;
+      break;
     }
     if (mem == nullptr) mem = NewMemTable();
     RETURN_IF_ERROR(WriteBatchInternal::InsertInto(&batch, mem.get()));
+    ++wal_recovery_.records;
     const SequenceNumber last =
         WriteBatchInternal::Sequence(&batch) + batch.Count() - 1;
     if (batch.Count() > 0 && last > *max_sequence) *max_sequence = last;
-    if (mem->ApproximateMemoryUsage() - mem->FilterMemory() >
-        options_.write_buffer_size) {
+    if (!read_only_ && mem->ApproximateMemoryUsage() - mem->FilterMemory() >
+                           options_.write_buffer_size) {
       RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr));
       mem.reset();
     }
   }
   RETURN_IF_ERROR(reader.status());
-  if (mem != nullptr && !mem->empty()) {
+  wal_recovery_.dropped_bytes += reader.dropped_bytes();
+  wal_recovery_.damaged_regions += reader.damaged_regions();
+  if (wal_recovery_.first_damage.empty()) {
+    wal_recovery_.first_damage = reader.first_damage();
+  }
+  if (mode == WALRecoveryMode::kPointInTimeRecovery && reader.dropped_tail()) {
+    *stopped = true;
+  }
+  if (!read_only_ && mem != nullptr && !mem->empty()) {
     RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr));
   }
   return absl::OkStatus();

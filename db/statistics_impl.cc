@@ -33,6 +33,9 @@ const char* TickerName(Ticker t) {
       "sift.compaction.count",
       "sift.compact.read.bytes",
       "sift.compact.write.bytes",
+      "sift.memtable.filter.useful",
+      "sift.memtable.filter.positive",
+      "sift.memtable.filter.true.positive",
   };
   return t < kNumTickers ? kNames[t] : "sift.unknown";
 }
@@ -69,6 +72,10 @@ StatisticsImpl::StatisticsImpl()
     for (auto& level : shards_[i].counts) {
       for (auto& c : level) c.store(0, std::memory_order_relaxed);
     }
+  }
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    sinks_[level].stats = this;
+    sinks_[level].level = level;
   }
 }
 
@@ -140,13 +147,15 @@ StatisticsImpl::ShardCounters& StatisticsImpl::Shard() {
   return shards_[shard_index];
 }
 
-void StatisticsImpl::Add(const LocalStats& local) {
-  if (local.size == 0) return;
-  ShardCounters& shard = Shard();
-  for (int i = 0; i < local.size; ++i) {
-    const LocalStats::Entry& e = local.entries[i];
-    auto& c = shard.counts[e.level + 1][e.ticker];
-    c.store(c.load(std::memory_order_relaxed) + e.n, std::memory_order_relaxed);
+void StatisticsImpl::LevelSink::Add(const TableReadCounters& c) {
+  if (c.block_cache_hits)
+    stats->Add(level, kBlockCacheDataHit, c.block_cache_hits);
+  if (c.block_cache_misses) {
+    stats->Add(level, kBlockCacheDataMiss, c.block_cache_misses);
+  }
+  if (c.blocks_read) {
+    stats->Add(level, kDataBlocksRead, c.blocks_read);
+    stats->Add(level, kBytesRead, c.bytes_read);
   }
 }
 

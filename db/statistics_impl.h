@@ -16,46 +16,38 @@
 
 #include "db/dbformat.h"
 #include "sift/statistics.h"
+#include "table/table_reader.h"
 
 namespace sift {
 
-// Counts of one Get, gathered on the stack and added once at its end: a
-// short list, since a Get touches a handful of counters.
-struct LocalStats {
-  struct Entry {
-    int8_t level;  // config::kNoLevel: not level-specific
-    uint8_t ticker;
-    uint32_t n;
-  };
-  static constexpr int kMax = 48;
-  Entry entries[kMax];
-  int size = 0;
-
-  void Add(int level, Ticker t, uint32_t n = 1) {
-    if (size > 0 && entries[size - 1].level == level &&
-        entries[size - 1].ticker == t) {
-      entries[size - 1].n += n;
-    } else if (size < kMax) {
-      entries[size++] =
-          Entry{static_cast<int8_t>(level), static_cast<uint8_t>(t), n};
-    }
-  }
-};
+class LocalStats;
 
 class StatisticsImpl {
  public:
   StatisticsImpl();
 
-  // level config::kNoLevel: not level-specific.
+  // level: 0 .. kNumLevels - 1, or config::kNoLevel (totals only).
   void Add(int level, Ticker t, uint64_t n = 1) {
     auto& c = Shard().counts[level + 1][t];
     c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
-  void Add(const LocalStats& local);
 
   Statistics Snapshot() const;
 
+  // Reports a table iterator's block reads at `level` (the sinks live as
+  // long as this object).
+  ReadCounterSink* IteratorSink(int level) { return &sinks_[level]; }
+
  private:
+  friend class LocalStats;
+
+  class LevelSink final : public ReadCounterSink {
+   public:
+    void Add(const TableReadCounters& c) override;
+    StatisticsImpl* stats = nullptr;
+    int level = 0;
+  };
+
   static constexpr int kShards = 64;
   struct alignas(64) ShardCounters {
     std::atomic<uint64_t> counts[config::kNumLevels + 1][kNumTickers];
@@ -63,6 +55,25 @@ class StatisticsImpl {
   ShardCounters& Shard();
 
   std::unique_ptr<ShardCounters[]> shards_;
+  LevelSink sinks_[config::kNumLevels];
+};
+
+// What one read (a Get) counts, added as it goes to the calling thread's
+// shard: a fixed row per level, so no count is ever dropped however many
+// files the read probes, with no allocation and no locked instruction. The
+// shard is looked up once, when the LocalStats is made.
+class LocalStats {
+ public:
+  explicit LocalStats(StatisticsImpl* stats) : shard_(&stats->Shard()) {}
+
+  // level: 0 .. kNumLevels - 1, or config::kNoLevel (totals only).
+  void Add(int level, Ticker t, uint64_t n = 1) {
+    auto& c = shard_->counts[level + 1][t];
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+
+ private:
+  StatisticsImpl::ShardCounters* const shard_;
 };
 
 }  // namespace sift

@@ -96,7 +96,7 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
   }
   if (counters.blocks_read) {
     stats->Add(level, kDataBlocksRead, counters.blocks_read);
-    stats->Add(level, kBytesRead, static_cast<uint32_t>(counters.bytes_read));
+    stats->Add(level, kBytesRead, counters.bytes_read);
   }
   if (!status->ok()) return true;
   if (r == Table::LookupResult::kNotFound) return false;
@@ -163,7 +163,7 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
 }
 
 void Version::AddIterators(
-    const ReadOptions& options, TableCache* cache,
+    const ReadOptions& options, TableCache* cache, StatisticsImpl* stats,
     std::vector<std::unique_ptr<Iterator>>* iters) const {
   for (const auto& f : files[0]) {
     auto t = cache->Get(*f);
@@ -171,13 +171,15 @@ void Version::AddIterators(
       iters->push_back(NewEmptyIterator(t.status()));
       continue;
     }
-    std::unique_ptr<Iterator> it = (*t)->NewIterator(options);
+    std::unique_ptr<Iterator> it =
+        (*t)->NewIterator(options, stats->IteratorSink(0));
     it->RegisterCleanup([t = *std::move(t)] {});
     iters->push_back(std::move(it));
   }
   for (int level = 1; level < config::kNumLevels; ++level) {
     if (!files[level].empty()) {
-      iters->push_back(NewLevelIterator(options, cache, files[level]));
+      iters->push_back(NewLevelIterator(options, cache, files[level],
+                                        stats->IteratorSink(level)));
     }
   }
 }

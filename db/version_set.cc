@@ -221,7 +221,9 @@ absl::Status VersionSet::ReadManifest(const std::string& name,
                                       VersionEdit* merged, Builder* builder) {
   std::string contents;
   RETURN_IF_ERROR(ReadFileToString(env_, name, &contents));
-  log::Reader reader(contents, name);
+  // Whatever the WAL recovery mode: an edit lost from the middle would
+  // leave tables unnamed (later deleted) or name deleted ones.
+  log::Reader reader = log::Reader::ForManifest(contents, name);
   std::string_view record;
   std::string scratch;
   bool first = true;

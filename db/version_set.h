@@ -52,8 +52,9 @@ class Version {
                    GetResult* result, LocalStats* stats) const;
 
   // Adds one iterator per level-0 file and one concatenating iterator per
-  // deeper level.
+  // deeper level; their block reads are counted in stats, per level.
   void AddIterators(const ReadOptions& options, TableCache* cache,
+                    StatisticsImpl* stats,
                     std::vector<std::unique_ptr<Iterator>>* iters) const;
 
   // True if some file at level overlaps [smallest, largest] (user keys;
@@ -157,7 +158,7 @@ class VersionSet {
   // Files named by any live Version.
   void AddLiveFiles(std::set<uint64_t>* live);
 
-  // Compaction picking (compaction_picker.cc). Null when nothing is due.
+  // Compaction picking (version_set_compaction.cc). Null when nothing is due.
   bool NeedsCompaction() const { return current_->compaction_score >= 1; }
   std::unique_ptr<Compaction> PickCompaction();
   // A compaction of [begin, end] (user keys) from level into level + 1;

@@ -37,7 +37,12 @@ constexpr size_t kMaxBlockSize = size_t{1} << 30;
 // The largest Options::block_size: a block ends after the entry that takes
 // it past block_size, so it holds at most block_size + one entry.
 constexpr size_t kMaxBlockSizeOption = size_t{256} << 20;
-static_assert(kMaxBlockSizeOption + kMaxKeySize + kMaxValueSize + 64 <
+// Bytes a block spends on one entry beyond its user key and value: three
+// varint32 lengths (at most 15), the internal-key trailer (8) and a restart
+// slot (4), rounded up with room to spare.
+constexpr size_t kMaxEntryOverhead = 64;
+static_assert(kMaxBlockSizeOption + kMaxKeySize + kMaxValueSize +
+                      kMaxEntryOverhead <
                   kMaxBlockSize,
               "a full block plus the largest entry must fit in a block");
 

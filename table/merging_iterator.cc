@@ -18,25 +18,25 @@ class MergingIterator final : public Iterator {
   bool Valid() const override { return current_ != nullptr; }
   std::string_view key() const override { return current_->key(); }
   std::string_view value() const override { return current_->value(); }
-  absl::Status status() const override {
-    for (const auto& c : children_) {
-      absl::Status s = c->status();
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
-  }
+  // The error that stopped the merge, kept until the next seek: moving the
+  // other children (below) may re-seek the one that failed, which clears
+  // its own status.
+  absl::Status status() const override { return status_; }
 
   void SeekToFirst() override {
+    status_ = absl::OkStatus();
     for (auto& c : children_) c->SeekToFirst();
     FindSmallest();
     direction_ = kForward;
   }
   void SeekToLast() override {
+    status_ = absl::OkStatus();
     for (auto& c : children_) c->SeekToLast();
     FindLargest();
     direction_ = kReverse;
   }
   void Seek(std::string_view target) override {
+    status_ = absl::OkStatus();
     for (auto& c : children_) c->Seek(target);
     FindSmallest();
     direction_ = kForward;
@@ -68,9 +68,9 @@ class MergingIterator final : public Iterator {
         c->Seek(k);
         if (c->Valid()) {
           c->Prev();
-        } else {
+        } else if (c->status().ok()) {
           c->SeekToLast();  // every entry of c is < k
-        }
+        }                   // else FindLargest stops at c's error
       }
       direction_ = kReverse;
     }
@@ -81,6 +81,11 @@ class MergingIterator final : public Iterator {
  private:
   enum Direction { kForward, kReverse };
 
+  void Stop(absl::Status s) {
+    status_ = std::move(s);
+    current_ = nullptr;
+  }
+
   // Both stop the merge (Valid() false, status() the error) when a child
   // stopped on an error: going on without it would show older versions
   // of its keys, or keys it deleted, from the other children.
@@ -89,7 +94,7 @@ class MergingIterator final : public Iterator {
     for (auto& c : children_) {
       if (!c->Valid()) {
         if (!c->status().ok()) {
-          current_ = nullptr;
+          Stop(c->status());
           return;
         }
       } else if (smallest == nullptr ||
@@ -106,7 +111,7 @@ class MergingIterator final : public Iterator {
       Iterator* c = it->get();
       if (!c->Valid()) {
         if (!c->status().ok()) {
-          current_ = nullptr;
+          Stop(c->status());
           return;
         }
       } else if (largest == nullptr ||
@@ -120,6 +125,7 @@ class MergingIterator final : public Iterator {
   std::vector<std::unique_ptr<Iterator>> children_;
   Iterator* current_ = nullptr;
   Direction direction_ = kForward;
+  absl::Status status_;
 };
 
 }  // namespace

@@ -37,10 +37,6 @@ bool ParseDouble(std::string_view v, double* out) {
   return true;
 }
 
-const char* LayoutName(FilterLayout layout) {
-  return layout == FilterLayout::kStandard ? "standard" : "blocked";
-}
-
 }  // namespace
 
 std::string EncodeProperties(const TableProperties& p) {
@@ -95,7 +91,8 @@ absl::Status DecodeProperties(const Block& block, TableProperties* p) {
     } else if (name == prop::kFpChance) {
       ok = ParseDouble(value, &p->bloom_filter_fp_chance);
     } else if (name == prop::kLayout) {
-      ok = ParseVarint(value, &u) && u <= 1;
+      ok = ParseVarint(value, &u) &&
+           u <= static_cast<uint64_t>(FilterLayout::kRibbon);
       p->filter_layout = static_cast<FilterLayout>(u);
     } else if (name == prop::kProbes) {
       // Probes beyond what a filter may hold mean a damaged property.
@@ -141,7 +138,8 @@ std::string TableProperties::ToString() const {
     absl::StrAppendFormat(&s, "filter: none (fp chance %g)\n",
                           bloom_filter_fp_chance);
   } else {
-    absl::StrAppendFormat(&s, "filter layout: %s\n", LayoutName(filter_layout));
+    absl::StrAppendFormat(&s, "filter layout: %s\n",
+                          FilterLayoutName(filter_layout));
     absl::StrAppendFormat(&s, "filter fp chance: %g\n", bloom_filter_fp_chance);
     absl::StrAppendFormat(&s, "filter keys: %u\n", filter_num_keys);
     absl::StrAppendFormat(&s, "filter bits per key: %.3f\n",

@@ -46,10 +46,16 @@ absl::Status ValidateTableOptions(const Options& o) {
                      static_cast<int>(o.compression)));
   }
   if (o.filter_layout != FilterLayout::kStandard &&
-      o.filter_layout != FilterLayout::kBlocked) {
+      o.filter_layout != FilterLayout::kBlocked &&
+      o.filter_layout != FilterLayout::kRibbon) {
     return absl::InvalidArgumentError(
         absl::StrCat("Options::filter_layout has unknown value ",
                      static_cast<int>(o.filter_layout)));
+  }
+  if (o.bloom_before_level < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::bloom_before_level must be >= 0, got ",
+                     o.bloom_before_level));
   }
   // Written so that NaN fails too.
   if (!(o.bloom_filter_fp_chance > 0.0 && o.bloom_filter_fp_chance <= 1.0)) {
@@ -61,18 +67,30 @@ absl::Status ValidateTableOptions(const Options& o) {
   return absl::OkStatus();
 }
 
+FilterLayout FilterLayoutForLevel(const Options& options, int level) {
+  if (options.filter_layout == FilterLayout::kRibbon &&
+      level < options.bloom_before_level) {
+    return FilterLayout::kBlocked;
+  }
+  return options.filter_layout;
+}
+
 TableBuilder::TableBuilder(const Options& options, WritableFile* file)
+    : TableBuilder(options, file, options.filter_layout) {}
+
+TableBuilder::TableBuilder(const Options& options, WritableFile* file,
+                           FilterLayout filter_layout)
     : options_(options),
       file_(file),
       data_block_(options.block_restart_interval),
       index_block_(1) {
   props_.compression = options.compression;
-  props_.filter_layout = options.filter_layout;
+  props_.filter_layout = filter_layout;
   props_.bloom_filter_fp_chance = 1.0;
   props_.format_version = kTableFormatVersion;
   if (options.bloom_filter_fp_chance < 1.0) {
     filter_ = std::make_unique<BloomFilterBuilder>(
-        options.filter_layout, options.bloom_filter_fp_chance);
+        filter_layout, options.bloom_filter_fp_chance);
   }
 }
 

@@ -28,13 +28,21 @@ namespace sift {
 // bloom_filter_fp_chance in (0, 1]. InvalidArgument names the bad field.
 absl::Status ValidateTableOptions(const Options& options);
 
+// The filter layout of a file written to `level` (a flush counts as level
+// 0): options.filter_layout, except that kRibbon gives way to kBlocked
+// below options.bloom_before_level.
+FilterLayout FilterLayoutForLevel(const Options& options, int level);
+
 class TableBuilder {
  public:
   // Uses block_size, block_restart_interval, compression,
-  // bloom_filter_fp_chance (>= 1.0: no filter) and filter_layout.
+  // bloom_filter_fp_chance (>= 1.0: no filter) and filter_layout (or the
+  // given layout instead, e.g. FilterLayoutForLevel's).
   // REQUIRES: options already validated; file outlives the builder. The
   // builder neither syncs nor closes the file.
   TableBuilder(const Options& options, WritableFile* file);
+  TableBuilder(const Options& options, WritableFile* file,
+               FilterLayout filter_layout);
   ~TableBuilder();
 
   TableBuilder(const TableBuilder&) = delete;

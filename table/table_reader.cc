@@ -4,9 +4,11 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
+#include "table/two_level_iterator.h"
 #include "util/cache_line.h"
 #include "util/coding.h"
 #include "util/status_macros.h"
@@ -17,14 +19,18 @@ namespace {
 constexpr char kFilterName[] = "sift.filter";
 constexpr char kPropertiesName[] = "sift.properties";
 
-// Prefixes a block-level error with the file and the block's offset.
+// Prefixes a block-level error with the file and the block's offset,
+// naming the file once when the error already starts with it.
 absl::Status InBlock(const absl::Status& s, const std::string& file,
                      const char* kind, const BlockHandle& h) {
   if (s.ok()) return s;
+  absl::string_view what = s.message();
+  const std::string prefix = file + ": ";
+  if (absl::StartsWith(what, prefix)) what.remove_prefix(prefix.size());
   return absl::Status(s.code(), absl::StrCat(file, ": ", kind,
                                              " block at "
                                              "offset ",
-                                             h.offset, ": ", s.message()));
+                                             h.offset, ": ", what));
 }
 
 }  // namespace
@@ -175,6 +181,98 @@ size_t Table::FindBlock(std::string_view ikey) const {
                                return CompareInternalKeys(e.key, k) < 0;
                              });
   return static_cast<size_t>(it - index_.begin());
+}
+
+// The first level of a table iterator: the in-memory index. Keys are the
+// separators; a value is the entry's position (fixed64), which the opener
+// below turns back into the block handle.
+class Table::IndexIter final : public Iterator {
+ public:
+  explicit IndexIter(const Table* table) : table_(table) {}
+
+  bool Valid() const override { return i_ < table_->index_.size(); }
+  std::string_view key() const override { return table_->index_[i_].key; }
+  std::string_view value() const override {
+    return std::string_view(value_, sizeof(value_));
+  }
+  absl::Status status() const override { return absl::OkStatus(); }
+
+  void SeekToFirst() override { Set(0); }
+  void SeekToLast() override {
+    Set(table_->index_.empty() ? 0 : table_->index_.size() - 1);
+  }
+  void Seek(std::string_view target) override {
+    Set(table_->FindBlock(target));
+  }
+  void Next() override { Set(i_ + 1); }
+  // Before the first entry, the iterator is invalid (i_ = size()).
+  void Prev() override { Set(i_ == 0 ? table_->index_.size() : i_ - 1); }
+
+ private:
+  void Set(size_t i) {
+    i_ = i;
+    EncodeFixed64(value_, i);
+  }
+
+  const Table* const table_;
+  size_t i_ = 0;
+  char value_[8];
+};
+
+namespace {
+
+// A data block's iterator that holds the block (shared with the cache) and
+// names the file and the block's offset in its errors.
+class DataBlockIter final : public Iterator {
+ public:
+  DataBlockIter(std::shared_ptr<const Block> block, const std::string* file,
+                uint64_t offset)
+      : block_(std::move(block)),
+        iter_(block_.get(), CompareInternalKeys),
+        file_(file),
+        offset_(offset) {}
+
+  bool Valid() const override { return iter_.Valid(); }
+  std::string_view key() const override { return iter_.key(); }
+  std::string_view value() const override { return iter_.value(); }
+  absl::Status status() const override {
+    absl::Status s = iter_.status();
+    if (s.ok()) return s;
+    return absl::Status(
+        s.code(), absl::StrCat(*file_, ": data block at offset ", offset_, ": ",
+                               s.message()));
+  }
+  void SeekToFirst() override { iter_.SeekToFirst(); }
+  void SeekToLast() override { iter_.SeekToLast(); }
+  void Seek(std::string_view target) override { iter_.Seek(target); }
+  void Next() override { iter_.Next(); }
+  void Prev() override { iter_.Prev(); }
+
+ private:
+  const std::shared_ptr<const Block> block_;  // declared first: outlives iter_
+  Block::Iter iter_;
+  const std::string* const file_;
+  const uint64_t offset_;
+};
+
+}  // namespace
+
+std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options,
+                                             ReadCounterSink* sink) const {
+  auto open = [this, options, sink](std::string_view index_value)
+      -> absl::StatusOr<std::unique_ptr<Iterator>> {
+    const BlockHandle& handle =
+        index_[DecodeFixed64(index_value.data())].handle;
+    TableReadCounters counters;
+    absl::StatusOr<std::shared_ptr<const Block>> block =
+        ReadDataBlock(options, handle, &counters);
+    if (sink != nullptr) sink->Add(counters);
+    if (!block.ok()) return block.status();
+    return std::make_unique<DataBlockIter>(*std::move(block), &file_name_,
+                                           handle.offset);
+  };
+  return NewTwoLevelIterator(std::make_unique<IndexIter>(this),
+                             std::move(open));
 }
 
 absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(

@@ -41,6 +41,17 @@ struct TableReadCounters {
   uint64_t bytes_read = 0;
 };
 
+// Where a table iterator reports the cost of each data block it reads (the
+// DB adds it to its statistics, at the table's level). Called from the
+// iterator's thread; must outlive the iterator.
+class ReadCounterSink {
+ public:
+  virtual void Add(const TableReadCounters& counters) = 0;
+
+ protected:
+  ~ReadCounterSink() = default;
+};
+
 class Table {
  public:
   // Opens the table in `file` (of file_size bytes). file_name is used in
@@ -78,8 +89,11 @@ class Table {
                    std::string* value, LookupResult* result,
                    TableReadCounters* counters) const;
 
-  // Iterates internal keys; reports damage through status().
-  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) const;
+  // Iterates internal keys (a two-level iterator over the index and the
+  // data blocks, table/two_level_iterator.h); reports damage through
+  // status(). Block reads are reported to sink, if not null.
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
+                                        ReadCounterSink* sink = nullptr) const;
 
   const TableProperties& properties() const { return properties_; }
   const std::string& file_name() const { return file_name_; }
@@ -125,8 +139,7 @@ class Table {
   // Index of the first block whose separator is >= ikey (== size: none).
   size_t FindBlock(std::string_view ikey) const;
 
-  class Iter;
-  friend class Iter;
+  class IndexIter;
 
   const std::string file_name_;
   const std::unique_ptr<RandomAccessFile> file_;

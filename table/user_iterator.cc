@@ -25,11 +25,12 @@ class UserIterator final : public Iterator {
     return direction_ == kForward ? iter_->value()
                                   : std::string_view(saved_value_);
   }
-  absl::Status status() const override {
-    return status_.ok() ? iter_->status() : status_;
-  }
+  // The error that stopped the iterator, kept until the next seek (a
+  // restart of the internal iterator may clear its own).
+  absl::Status status() const override { return status_; }
 
   void SeekToFirst() override {
+    status_ = absl::OkStatus();
     direction_ = kForward;
     saved_value_.clear();
     iter_->SeekToFirst();
@@ -37,6 +38,7 @@ class UserIterator final : public Iterator {
   }
 
   void SeekToLast() override {
+    status_ = absl::OkStatus();
     direction_ = kReverse;
     saved_value_.clear();
     iter_->SeekToLast();
@@ -44,6 +46,7 @@ class UserIterator final : public Iterator {
   }
 
   void Seek(std::string_view target) override {
+    status_ = absl::OkStatus();
     direction_ = kForward;
     saved_value_.clear();
     saved_key_.clear();
@@ -62,11 +65,27 @@ class UserIterator final : public Iterator {
   bool Parse(ParsedInternalKey* parsed) {
     if (ParseInternalKey(iter_->key(), parsed)) return true;
     const std::string_view k = iter_->key();
-    status_ = absl::DataLossError(absl::StrCat(
+    Stop(absl::DataLossError(absl::StrCat(
         "malformed internal key '",
-        absl::CEscape(absl::string_view(k.data(), k.size())), "'"));
-    valid_ = false;
+        absl::CEscape(absl::string_view(k.data(), k.size())), "'")));
     return false;
+  }
+
+  // Makes the iterator invalid with s: no half-assembled entry survives.
+  void Stop(absl::Status s) {
+    status_ = std::move(s);
+    valid_ = false;
+    saved_key_.clear();
+    saved_value_.clear();
+    direction_ = kForward;
+  }
+
+  // The internal iterator is !Valid(): true (after stopping) if that is an
+  // error rather than an end.
+  bool StoppedByError() {
+    if (iter_->status().ok()) return false;
+    Stop(iter_->status());
+    return true;
   }
 
   void FindNextUserEntry(bool skipping);
@@ -97,6 +116,7 @@ void UserIterator::FindNextUserEntry(bool skipping) {
       return;
     }
   }
+  if (StoppedByError()) return;
   saved_key_.clear();
   valid_ = false;
 }
@@ -107,11 +127,13 @@ void UserIterator::Next() {
     // them, then skip them all.
     direction_ = kForward;
     if (!iter_->Valid()) {
+      // Before the first entry (an error would have stopped the iterator).
       iter_->SeekToFirst();
     } else {
       iter_->Next();
     }
     if (!iter_->Valid()) {
+      if (StoppedByError()) return;
       valid_ = false;
       saved_key_.clear();
       return;
@@ -130,6 +152,7 @@ void UserIterator::Prev() {
     while (true) {
       iter_->Prev();
       if (!iter_->Valid()) {
+        if (StoppedByError()) return;
         valid_ = false;
         saved_key_.clear();
         saved_value_.clear();
@@ -164,6 +187,9 @@ void UserIterator::FindPrevUserEntry() {
       saved_value_.assign(iter_->value());
     }
   }
+  // Stopped at an error, the entry collected so far may be an older version
+  // of a key whose newer ones were not reached: it must not be shown.
+  if (!iter_->Valid() && StoppedByError()) return;
   if (value_type == kTypeDeletion) {
     valid_ = false;
     saved_key_.clear();

@@ -1,7 +1,9 @@
-// Tests of the serialized Bloom filter (table/FORMAT.md, "Filter bytes"):
+// Tests of the serialized filters (table/FORMAT.md, "Filter bytes" and
+// "Ribbon filter bytes"):
 // damaged, truncated and foreign filters are never trusted to say "absent", and
 // the bytes of the worked examples never change.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -18,6 +20,7 @@
 #include "util/bloom.h"
 #include "util/coding.h"
 #include "util/hash.h"
+#include "util/ribbon.h"
 
 namespace sift {
 namespace {
@@ -240,6 +243,49 @@ TEST(BloomFormatTest, WorkedExamples) {
   // The hashes the examples start from.
   EXPECT_EQ(KeyHash("siftdb"), 0xb982bc7be93ae287ULL);
   EXPECT_EQ(KeyHash("bloom"), 0x7a5daa5b0153bb29ULL);
+}
+
+// The worked examples of table/FORMAT.md, "Ribbon filter bytes". As above:
+// a failure means the format changed.
+TEST(BloomFormatTest, RibbonWorkedExamples) {
+  auto ribbon_filter = [](std::vector<uint64_t> hashes) {
+    std::sort(hashes.begin(), hashes.end());
+    std::string filter;
+    EXPECT_TRUE(BuildRibbonFilter(hashes, 0.01, &filter));
+    return filter;
+  };
+  EXPECT_EQ(Hex(ribbon_filter({})),
+            "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 "
+            "00 00 00 00 00 00 00 00 06 00 00 02 7e f1");
+  const uint64_t siftdb = KeyHash("siftdb");
+  const uint64_t bloom = KeyHash("bloom");
+  const std::string two = ribbon_filter({siftdb, bloom});
+  ASSERT_EQ(two.size(), 7 * 16 + kRibbonTrailerSize);
+  EXPECT_EQ(Hex(std::string_view(two).substr(7 * 16)),
+            "02 00 00 00 00 00 00 00 29 bb 53 01 5b aa 5d 7a "
+            "00 00 00 00 01 00 00 00 06 00 00 02 7e f1");
+  // Seven words (bits 0..6), each with slot 0 in bit 0 and slot 3 in bit 3.
+  std::string body;
+  for (const char* first : {"01", "01", "00", "08", "08", "08", "08"}) {
+    absl::StrAppend(&body, body.empty() ? "" : " ", first,
+                    " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
+  }
+  EXPECT_EQ(Hex(std::string_view(two).substr(0, 7 * 16)), body);
+  // The values the text derives the body from.
+  const ribbon_internal::Row a = ribbon_internal::RowFor(bloom, 0, 128);
+  const ribbon_internal::Row b = ribbon_internal::RowFor(siftdb, 0, 128);
+  EXPECT_EQ(a.start, 0u);
+  EXPECT_EQ(b.start, 0u);
+  EXPECT_EQ(static_cast<uint64_t>(a.coeff), 0x7c25d49f0b1b13adULL);
+  EXPECT_EQ(static_cast<uint64_t>(a.coeff >> 64), 0x9a21f40adb5795c7ULL);
+  EXPECT_EQ(static_cast<uint64_t>(b.coeff), 0x9de64df34fae3375ULL);
+  EXPECT_EQ(static_cast<uint64_t>(b.coeff >> 64), 0x71740d64761cc3ccULL);
+  EXPECT_EQ(Remix(bloom) & 127, 0x7bu);
+  EXPECT_EQ(Remix(siftdb) & 127, 0x03u);
+  const BloomFilterReader reader(two);
+  ASSERT_EQ(reader.layout(), FilterLayout::kRibbon);
+  EXPECT_TRUE(reader.MayContainHash(siftdb));
+  EXPECT_TRUE(reader.MayContainHash(bloom));
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 // db_bench, run as users run it: flag errors, report lines that parse as
-// RocksDB's, the found counts, and the filter counters of --statistics.
+// RocksDB's, the found counts, the filter counters of --statistics, the
+// RocksDB flags and benchmarks it accepts or refuses by name, --threads'
+// merged counts, --report_file's CSV and the default database's clean-up.
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -45,15 +49,21 @@ struct ReportLine {
   int64_t operations = 0;
   bool has_found = false;
   int64_t found = 0, of = 0;
+  // readrandomwriterandom: "( reads:R writes:W total:T found:F)".
+  int64_t reads = -1, writes = -1, total = -1;
+  // updaterandom: "( updates:U found:F)" (found is in found).
+  int64_t updates = -1;
 };
 
 // Every line that looks like a report ("name   : ...") must parse fully.
 std::vector<ReportLine> ParseReport(const std::string& out) {
   static const std::regex kLine(
-      R"(^([a-z]+) +: +([0-9]+\.[0-9]{3}) micros/op ([0-9]+) ops/sec )"
+      R"(^([a-zA-Z0-9]+) +: +([0-9]+\.[0-9]{3}) micros/op ([0-9]+) ops/sec )"
       R"(([0-9]+\.[0-9]{3}) seconds ([0-9]+) operations;)"
-      R"(( +[0-9]+\.[0-9] MB/s)?( \(([0-9]+) of ([0-9]+) found\))?$)");
-  static const std::regex kLooksLikeReport(R"(^[a-z]+ +: )");
+      R"(( +[0-9]+\.[0-9] MB/s)?( \(([0-9]+) of ([0-9]+) found\)|)"
+      R"( \( reads:([0-9]+) writes:([0-9]+) total:([0-9]+) found:([0-9]+)\)|)"
+      R"( \( updates:([0-9]+) found:([0-9]+)\))?$)");
+  static const std::regex kLooksLikeReport(R"(^[a-zA-Z0-9]+ +: )");
   std::vector<ReportLine> lines;
   std::istringstream in(out);
   std::string line;
@@ -69,10 +79,20 @@ std::vector<ReportLine> ParseReport(const std::string& out) {
     r.ops_per_sec = std::stoll(m[3]);
     r.seconds = std::stod(m[4]);
     r.operations = std::stoll(m[5]);
-    r.has_found = m[7].matched;
+    r.has_found = m[8].matched;
     if (r.has_found) {
       r.found = std::stoll(m[8]);
       r.of = std::stoll(m[9]);
+    }
+    if (m[10].matched) {
+      r.reads = std::stoll(m[10]);
+      r.writes = std::stoll(m[11]);
+      r.total = std::stoll(m[12]);
+      r.found = std::stoll(m[13]);
+    }
+    if (m[14].matched) {
+      r.updates = std::stoll(m[14]);
+      r.found = std::stoll(m[15]);
     }
     lines.push_back(r);
   }
@@ -115,7 +135,7 @@ TEST_F(DbBenchTest, BadFlagValuesExitOne) {
            "--bloom_filter_fp_chance=0",
            "--bloom_filter_fp_chance=1.5",
            "--compression_type=zlib",
-           "--filter_layout=ribbon",
+           "--filter_layout=cuckoo",
            "--key_size=4",
            "--num=0",
            "--threads=0",
@@ -280,6 +300,273 @@ TEST_F(DbBenchTest, UseExistingDbSkipsFillsAndReadsTheOldData) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].name, "readrandom");
   EXPECT_EQ(lines[0].found, 300);  // fillseq wrote every number
+}
+
+TEST_F(DbBenchTest, HelpListsTheBenchmarksAndExitsZero) {
+  CommandResult r = test::RunCommand(
+      absl::StrCat(test::ToolPath("db_bench"), " --help"), dir_);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* want :
+       {"Benchmarks", "readrandomwriterandom", "seekrandomwhilewriting",
+        "fill100K", "resetstats", "--disable_wal", "--report_file",
+        "--perf_level", "--threads"}) {
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+  }
+  // No build-machine paths (Abseil's own --help names each flag's file).
+  EXPECT_EQ(r.out.find(".cc"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(SIFT_SOURCE_DIR), std::string::npos);
+}
+
+// Flags siftdb cannot honour are refused by name (exit 1, nothing run).
+TEST_F(DbBenchTest, FlagsThatCannotBeHonouredAreRefusedByName) {
+  for (const char* args : {
+           "--disable_wal=1",
+           "--compression_type=zstd",
+           "--num_levels=4",
+           "--cache_numshardbits=6",
+           "--max_bytes_for_level_base=100",
+           "--max_bytes_for_level_multiplier=1.5",
+           "--open_files=5",
+           "--readwritepercent=101",
+           "--batch_size=0",
+           "--perf_level=9",
+           "--max_background_jobs=0",
+           "--stats_interval_seconds=-1",
+       }) {
+    CommandResult r =
+        Bench(absl::StrCat("--num=100 --benchmarks=fillseq ", args));
+    EXPECT_EQ(r.exit_code, 1) << args;
+    // The flag's name (db_bench's words, or DB::Open's for the Options
+    // field of the same name).
+    const std::string flag(args + 2, std::string_view(args).find('=') - 2);
+    EXPECT_NE(r.err.find(flag), std::string::npos) << args << ": " << r.err;
+    EXPECT_TRUE(ParseReport(r.out).empty()) << args << "\n" << r.out;
+  }
+  CommandResult r = Bench("--num=100 --benchmarks=fillseq,multireadrandom");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("multireadrandom"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("MultiGet"), std::string::npos) << r.err;
+}
+
+TEST_F(DbBenchTest, RocksDbFlagsAreAcceptedWithTheirMeaning) {
+  CommandResult r = Bench(
+      "--num=2000 --writes=700 --reads=300 --batch_size=10 --seed=9 "
+      "--disable_wal=0 --sync=0 --open_files=-1 --num_levels=7 "
+      "--max_background_jobs=4 --verify_checksum=1 "
+      "--block_restart_interval=8 --cache_numshardbits=-1 --perf_level=2 "
+      "--max_bytes_for_level_base=1048576 --max_bytes_for_level_multiplier=4 "
+      "--benchmarks=fillseq,fillrandom,readrandom,deleteseq,readseq,"
+      "levelstats");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The level targets follow the flags: 1 MiB at level 1, x4 per level.
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex(R"(\n +1 +\d+ +[0-9.]+ +1\.0 )")))
+      << r.out;
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex(R"(\n +2 +\d+ +[0-9.]+ +4\.0 )")))
+      << r.out;
+  const std::vector<ReportLine> lines = ParseReport(r.out);
+  ASSERT_EQ(lines.size(), 5u) << r.out;
+  EXPECT_EQ(lines[0].operations, 700);  // --writes, in batches of 10
+  EXPECT_EQ(lines[1].operations, 700);
+  EXPECT_EQ(lines[2].of, 300);
+  // fillrandom recreated the DB: 700 draws over 2000 numbers.
+  EXPECT_GT(lines[2].found, 0);
+  EXPECT_LT(lines[2].found, 150);
+  EXPECT_EQ(lines[3].operations, 2000);  // deleteseq deletes --num keys
+  EXPECT_EQ(lines[4].operations, 1);  // nothing left to scan: "1", as RocksDB
+}
+
+TEST_F(DbBenchTest, NewBenchmarksReportWhatTheyDid) {
+  CommandResult r = Bench(
+      "--num=3000 --reads=1000 --seed=11 --readwritepercent=80 "
+      "--statistics=1 --benchmarks=fillseq,updaterandom,"
+      "readrandomwriterandom,newiterator,readtocache,compactall,resetstats,"
+      "seekrandomwhilewriting,fill100K,deleteseq,readrandom");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, ReportLine> by;
+  std::vector<std::string> names;
+  for (const ReportLine& l : ParseReport(r.out)) {
+    by[l.name] = l;
+    names.push_back(l.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "fillseq", "updaterandom", "readrandomwriterandom",
+                       "newiterator", "readtocache", "seekrandomwhilewriting",
+                       "fill100K", "deleteseq", "readrandom"}))
+      << r.out;
+  // --reads=1000 and no --writes: the mixed ones run 1000 operations.
+  EXPECT_EQ(by["updaterandom"].updates, 1000);
+  EXPECT_EQ(by["updaterandom"].found, 1000);  // fillseq wrote every key
+  const ReportLine& rw = by["readrandomwriterandom"];
+  EXPECT_EQ(rw.reads, 800);
+  EXPECT_EQ(rw.writes, 200);
+  EXPECT_EQ(rw.total, 1000);
+  EXPECT_EQ(rw.found, 800);
+  EXPECT_EQ(by["newiterator"].operations, 1000);
+  EXPECT_EQ(by["readtocache"].operations, 3000);  // the whole DB, one thread
+  EXPECT_EQ(by["seekrandomwhilewriting"].of, 1000);
+  EXPECT_EQ(by["fill100K"].operations, 3);  // num / 1000 values of 100 KB
+  EXPECT_EQ(by["deleteseq"].operations, 3000);
+  EXPECT_EQ(by["readrandom"].found, 0);  // deleteseq removed every key
+  // resetstats: --statistics counts only what came after it: the 1000
+  // readrandom Gets, not the 1800 Gets before.
+  auto c = ParseStatistics(r.out);
+  ASSERT_TRUE(c.count("sift.number.keys.read")) << r.out;
+  EXPECT_EQ(c["sift.number.keys.read"], 1000u);
+}
+
+TEST_F(DbBenchTest, ThreadsEachDoTheCountAndTheLineMergesThem) {
+  CommandResult r = Bench(
+      "--num=2000 --reads=700 --threads=3 --seed=13 "
+      "--benchmarks=fillseq,readrandom,readmissing,readwhilewriting");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<ReportLine> lines = ParseReport(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  EXPECT_EQ(lines[0].operations, 3 * 2000);  // fillseq: each thread, num
+  EXPECT_EQ(lines[1].operations, 3 * 700);
+  EXPECT_EQ(lines[1].found, 3 * 700);
+  EXPECT_EQ(lines[1].of, 3 * 700);
+  EXPECT_EQ(lines[2].found, 0);
+  EXPECT_EQ(lines[2].of, 3 * 700);
+  // Three readers plus a writer that is not counted.
+  EXPECT_EQ(lines[3].operations, 3 * 700);
+  EXPECT_EQ(lines[3].of, 3 * 700);
+  for (const ReportLine& l : lines) {
+    // RocksDB's arithmetic: micros/op is the threads' summed busy time over
+    // the operations, and each thread is busy at most the wall time, so
+    // micros/op <= threads x 1e6 / (ops/sec) (+ the 3 printed decimals).
+    EXPECT_LE(l.micros_per_op,
+              3 * 1e6 / static_cast<double>(l.ops_per_sec) * 1.02 + 0.002)
+        << l.name;
+    // ops/sec is over the wall time (seconds, printed to the millisecond:
+    // only long enough runs can be checked against it).
+    if (l.seconds >= 0.05) {
+      EXPECT_NEAR(static_cast<double>(l.ops_per_sec),
+                  static_cast<double>(l.operations) / l.seconds,
+                  0.03 * static_cast<double>(l.ops_per_sec))
+          << l.name;
+    }
+  }
+  // One thread is busy exactly the wall time: micros/op x ops/sec = 1e6.
+  r = Bench(
+      "--num=2000 --reads=50000 --seed=13 --use_existing_db=1 "
+      "--benchmarks=readrandom");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<ReportLine> one = ParseReport(r.out);
+  ASSERT_EQ(one.size(), 1u) << r.out;
+  EXPECT_NEAR(one[0].micros_per_op * static_cast<double>(one[0].ops_per_sec),
+              1e6, 0.01e6 + 0.0005 * static_cast<double>(one[0].ops_per_sec))
+      << r.out;
+}
+
+std::vector<std::vector<std::string>> ReadCsv(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+TEST_F(DbBenchTest, ReportFileIsRocksDbsCsvOfOpsPerInterval) {
+  const std::string csv = dir_ + "/report.csv";
+  CommandResult r = Bench(absl::StrCat(
+      "--num=2000 --seed=17 --duration=3 --report_interval_seconds=1 "
+      "--report_file=",
+      csv, " --benchmarks=fillseq,readrandom"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<ReportLine> lines = ParseReport(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  // The last benchmark's, as in RocksDB: readrandom ran 3 seconds.
+  auto rows = ReadCsv(csv);
+  ASSERT_GE(rows.size(), 3u);
+  EXPECT_EQ(rows[0],
+            (std::vector<std::string>{"secs_elapsed", "interval_qps"}));
+  int64_t sum = 0, last_secs = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 2u);
+    int64_t secs, ops;
+    ASSERT_TRUE(absl::SimpleAtoi(rows[i][0], &secs)) << rows[i][0];
+    ASSERT_TRUE(absl::SimpleAtoi(rows[i][1], &ops)) << rows[i][1];
+    EXPECT_GT(secs, last_secs);
+    EXPECT_GT(ops, 0);
+    last_secs = secs;
+    sum += ops;
+  }
+  EXPECT_LE(sum, lines[1].operations);
+
+  // siftdb's --report_latency adds the interval's P50 and P99.
+  r = Bench(absl::StrCat(
+      "--num=2000 --seed=17 --duration=2 --report_interval_seconds=1 "
+      "--report_latency=1 --use_existing_db=1 --report_file=",
+      csv, " --benchmarks=readrandom"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  rows = ReadCsv(csv);
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows[0],
+            (std::vector<std::string>{"secs_elapsed", "interval_qps",
+                                      "interval_p50_us", "interval_p99_us"}));
+  double p50, p99;
+  ASSERT_TRUE(absl::SimpleAtod(rows[1][2], &p50));
+  ASSERT_TRUE(absl::SimpleAtod(rows[1][3], &p99));
+  EXPECT_GT(p50, 0);
+  EXPECT_GE(p99, p50);
+
+  r = Bench(
+      "--num=100 --report_interval_seconds=1 "
+      "--report_file=/no/such/dir/r.csv --benchmarks=fillseq");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--report_file=/no/such/dir/r.csv"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(DbBenchTest, StatsIntervalPrintsRocksDbsIntervalLines) {
+  CommandResult r = Bench(
+      "--num=2000 --seed=19 --duration=3 --stats_interval_seconds=1 "
+      "--threads=2 --benchmarks=fillseq,readrandom");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  static const std::regex kInterval(
+      R"(\d{4}/\d\d/\d\d-\d\d:\d\d:\d\d \.\.\. thread ([01]): \((\d+),(\d+)\) )"
+      R"(ops and \(([0-9.]+),([0-9.]+)\) ops/second in \(([0-9.]+),([0-9.]+)\) )"
+      R"(seconds)");
+  int per_thread[2] = {0, 0};
+  for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), kInterval);
+       it != std::sregex_iterator(); ++it) {
+    ++per_thread[std::stoi((*it)[1])];
+    EXPECT_LE(std::stoll((*it)[2]), std::stoll((*it)[3]));
+    EXPECT_GE(std::stod((*it)[6]), 1.0);  // at least the interval
+  }
+  EXPECT_GE(per_thread[0], 1) << r.err;
+  EXPECT_GE(per_thread[1], 1) << r.err;
+}
+
+TEST_F(DbBenchTest, DefaultDbIsUnderTmpdirPrintedOnceAndRemoved) {
+  const std::string tmp = dir_ + "/tmp";
+  std::filesystem::create_directories(tmp);
+  CommandResult r = test::RunCommand(
+      absl::StrCat("TMPDIR=", tmp, " ", test::ToolPath("db_bench"),
+                   " --num=3000 --seed=23 --benchmarks=fillseq,fillrandom,"
+                   "readrandom"),
+      dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t at = r.out.find("DB path: [" + tmp + "/siftdb-bench-");
+  EXPECT_NE(at, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DB path:", at + 1), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::is_empty(tmp));
+  // Not on a terminal: each progress report is a line of its own.
+  EXPECT_NE(r.err.find("... finished 1000 ops\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos);
+
+  // An explicit --db stays.
+  r = Bench("--num=100 --benchmarks=fillseq");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/db/CURRENT"));
 }
 
 }  // namespace

@@ -165,24 +165,34 @@ TEST(FileFactsTest, FilterIsCurrent) {
   o.filter_layout = FilterLayout::kBlocked;
   FileFacts x;
   x.filter = FilterFacts{FilterLayout::kBlocked, 0.01, 10, 5};
-  EXPECT_TRUE(FilterIsCurrent(x, o));
+  EXPECT_TRUE(FilterIsCurrent(x, o, 1));
   x.filter.layout = FilterLayout::kStandard;
-  EXPECT_FALSE(FilterIsCurrent(x, o));
+  EXPECT_FALSE(FilterIsCurrent(x, o, 1));
   x.filter.layout = FilterLayout::kBlocked;
   x.filter.fp_chance = 0.02;
-  EXPECT_FALSE(FilterIsCurrent(x, o));
+  EXPECT_FALSE(FilterIsCurrent(x, o, 1));
   // A replacement filter is the one that counts.
   x.replacement = ReplacementFilter{20, 64, FilterFacts{}};
   x.replacement->filter = FilterFacts{FilterLayout::kBlocked, 0.01, 10, 5};
-  EXPECT_TRUE(FilterIsCurrent(x, o));
+  EXPECT_TRUE(FilterIsCurrent(x, o, 1));
   x.replacement.reset();
   // No filter wanted: current only without one.
   o.bloom_filter_fp_chance = 1.0;
-  EXPECT_FALSE(FilterIsCurrent(x, o));
+  EXPECT_FALSE(FilterIsCurrent(x, o, 1));
   x.filter.fp_chance = 1.0;
-  EXPECT_TRUE(FilterIsCurrent(x, o));
+  EXPECT_TRUE(FilterIsCurrent(x, o, 1));
   o.bloom_filter_fp_chance = 0.01;
-  EXPECT_FALSE(FilterIsCurrent(x, o));
+  EXPECT_FALSE(FilterIsCurrent(x, o, 1));
+  // With kRibbon, levels below bloom_before_level call for blocked Bloom.
+  o.filter_layout = FilterLayout::kRibbon;
+  o.bloom_before_level = 2;
+  x.filter = FilterFacts{FilterLayout::kBlocked, 0.01, 10, 5};
+  EXPECT_TRUE(FilterIsCurrent(x, o, 0));
+  EXPECT_TRUE(FilterIsCurrent(x, o, 1));
+  EXPECT_FALSE(FilterIsCurrent(x, o, 2));
+  x.filter.layout = FilterLayout::kRibbon;
+  EXPECT_FALSE(FilterIsCurrent(x, o, 1));
+  EXPECT_TRUE(FilterIsCurrent(x, o, 2));
 }
 
 // ---- a format-1 database ------------------------------------------------

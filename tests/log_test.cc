@@ -271,6 +271,56 @@ TEST(LogTest, MissingFragmentsAreDamage) {
   EXPECT_NE(s.message().find("at offset 0,"), absl::string_view::npos) << s;
 }
 
+TEST(LogTest, ZeroedHeaderInTheMiddleOfABlockIsDamage) {
+  // Zeros are padding only at a block's end or as a zero-filled tail. A
+  // header zeroed mid-block with records after it, in the same block and
+  // in later ones, is damage: skipping the rest of the block would replay
+  // the later records with a hole before them. Block 0 ends with a record
+  // boundary (and 3 bytes of padding), so block 1 starts with a whole
+  // record, as often happens.
+  std::vector<std::string> records;
+  for (int i = 0; i < 20; ++i) records.push_back(Pattern(900, 'a' + i));
+  records.push_back(
+      Pattern(kBlockSize - 20 * (900 + kHeaderSize) - kHeaderSize - 3, 'f'));
+  for (int i = 0; i < 20; ++i) records.push_back(Pattern(900, 'A' + i));
+  std::vector<uint64_t> ends;
+  const std::string log = WriteLog(records, &ends);
+  ASSERT_EQ(ends[20], kBlockSize - 3);
+  for (size_t r : {size_t{3}, size_t{15}, size_t{30}}) {
+    std::string damaged = log;
+    damaged.replace(ends[r - 1], kHeaderSize, kHeaderSize, '\0');
+    absl::Status s;
+    const std::vector<std::string> got = ReadAll(damaged, &s);
+    ASSERT_EQ(s.code(), absl::StatusCode::kDataLoss) << "record " << r;
+    EXPECT_NE(s.message().find(absl::StrCat("at offset ", ends[r - 1], ",")),
+              absl::string_view::npos)
+        << s;
+    EXPECT_EQ(got,
+              std::vector<std::string>(records.begin(), records.begin() + r));
+  }
+}
+
+TEST(LogTest, TornTailWithLogLikePayloadIsATornTail) {
+  // The last record's value is itself a log (say, a backup of one). Cut
+  // anywhere inside it, the log-like bytes of its own payload must not be
+  // taken for valid records after the damage.
+  const std::vector<std::string> inner_records = {"x", Pattern(300, 'i'), "yy",
+                                                  Pattern(5000, 'j')};
+  const std::string inner = WriteLog(inner_records);
+  const std::vector<std::string> records = {"one", "two", "value:" + inner};
+  std::vector<uint64_t> ends;
+  const std::string log = WriteLog(records, &ends);
+  for (uint64_t cut = ends[1] + kHeaderSize + 10; cut < ends[2]; cut += 61) {
+    absl::Status s;
+    bool dropped = false;
+    EXPECT_EQ(ReadAll(std::string_view(log).substr(0, cut), &s, &dropped),
+              (std::vector<std::string>{"one", "two"}))
+        << cut;
+    ASSERT_TRUE(s.ok()) << "cut at " << cut << ": " << s;
+    EXPECT_TRUE(dropped);
+  }
+}
+
 TEST(LogTest, RandomRecordsRoundTrip) {
   Random rnd(Seed(303));
   std::vector<std::string> records;

@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "tests/testutil/model_checks.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -217,24 +218,8 @@ void ModelRunner::DoGet(const LiveSnapshot* snap) {
 }
 
 void ModelRunner::CheckScan(Iterator* it, const Model& model, bool forward) {
-  size_t n = 0;
-  if (forward) {
-    auto m = model.begin();
-    for (it->SeekToFirst(); it->Valid(); it->Next(), ++m, ++n) {
-      ASSERT_NE(m, model.end()) << Where() << ": extra key " << it->key();
-      ASSERT_EQ(it->key(), m->first) << Where();
-      ASSERT_EQ(it->value(), m->second) << Where() << " key " << m->first;
-    }
-  } else {
-    auto m = model.rbegin();
-    for (it->SeekToLast(); it->Valid(); it->Prev(), ++m, ++n) {
-      ASSERT_NE(m, model.rend()) << Where() << ": extra key " << it->key();
-      ASSERT_EQ(it->key(), m->first) << Where();
-      ASSERT_EQ(it->value(), m->second) << Where() << " key " << m->first;
-    }
-  }
-  ASSERT_TRUE(it->status().ok()) << Where() << ": " << it->status();
-  ASSERT_EQ(n, model.size()) << Where() << ": scan ended early";
+  const absl::Status s = test::CheckScan(it, model, forward);
+  ASSERT_TRUE(s.ok()) << Where() << ": " << s;
 }
 
 void ModelRunner::DoScan(bool forward, const LiveSnapshot* snap) {
@@ -256,33 +241,8 @@ void ModelRunner::DoSeekAndStep() {
   ReadOptions ro;
   ro.snapshot = snap != nullptr ? snap->snapshot : nullptr;
   std::unique_ptr<Iterator> it = db_->NewIterator(ro);
-  it->Seek(target);
-  auto pos = m.lower_bound(target);
-  const int steps = static_cast<int>(rnd_.Uniform(30));
-  for (int step = 0;; ++step) {
-    if (pos == m.end()) {
-      ASSERT_FALSE(it->Valid())
-          << Where() << " step " << step << " at " << it->key();
-      break;
-    }
-    ASSERT_TRUE(it->Valid()) << Where() << " step " << step << ": expected "
-                             << pos->first << " " << it->status();
-    ASSERT_EQ(it->key(), pos->first) << Where() << " step " << step;
-    ASSERT_EQ(it->value(), pos->second) << Where() << " step " << step;
-    if (step == steps) break;
-    if (rnd_.OneIn(2)) {
-      it->Next();
-      ++pos;
-    } else {
-      it->Prev();
-      if (pos == m.begin()) {
-        ASSERT_FALSE(it->Valid()) << Where() << " prev before first";
-        break;
-      }
-      --pos;
-    }
-  }
-  ASSERT_TRUE(it->status().ok()) << Where() << ": " << it->status();
+  const absl::Status s = test::CheckSeekWalk(it.get(), m, target, &rnd_);
+  ASSERT_TRUE(s.ok()) << Where() << ": " << s;
 }
 
 void ModelRunner::DoCompactRange() {

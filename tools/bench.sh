@@ -4,7 +4,10 @@
 # default options:
 #   fillrandom, waitforcompaction, readrandom, readmissing, stats
 # with --statistics, and end with the observed filter false-positive rate
-# beside the configured fp chance.
+# beside the configured fp chance; then tools/plot.sh draws its plots under
+# build/plots/ (filter FP vs target, throughput and P99 over time, and the
+# scale.sh and compare.sh tables if those scripts ran) and prints their
+# paths.
 #   BUILD_DIR   build directory (default: build)
 #   CMAKE_ARGS  extra configure arguments
 #   NUM         keys to write (default 1000000)
@@ -15,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tools/setup.sh --peers
+tools/setup.sh --plots
 build=${BUILD_DIR:-build}
 # shellcheck disable=SC2086
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-}
@@ -37,3 +40,6 @@ trap cleanup EXIT
 echo
 echo "Observed filter false-positive rate (configured fp chance in parentheses):"
 grep '^sift\.bloom\.filter\.observed\.fp\.rate' "$out"
+
+echo
+BUILD_DIR="$build" tools/plot.sh all "$build/plots"

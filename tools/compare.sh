@@ -13,7 +13,8 @@
 #    siftdb's db_bench run the same command line (--bloom_bits=10 versus
 #    --bloom_filter_fp_chance=0.01).
 # Prints one table of micros/op (lower is better) and ratios peer/siftdb
-# (above 1: siftdb is faster).
+# (above 1: siftdb is faster), also saved as ${PLOT_DATA:-build/plots}/
+# compare.txt for tools/plot.sh (and tools/bench.sh) to draw.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,9 @@ READS=${READS:-300000}
 ROUNDS=${ROUNDS:-2}
 out=$(mktemp -d /tmp/siftdb-compare.XXXXXX)
 trap 'rm -rf "$out"' EXIT
+plots=${PLOT_DATA:-$build/plots}
+mkdir -p "$plots"
+exec > >(tee "$plots/compare.txt")
 
 common=(--num="$NUM" --reads="$READS" --key_size=16 --value_size=100
         --write_buffer_size=4194304 --target_file_size_base=4194304

@@ -10,6 +10,8 @@
 #
 #   tools/scale.sh                       # 1M and 10M keys, 300k reads
 #   SIZES="1000000 4000000" READS=100000 tools/scale.sh
+# The table is also saved as ${PLOT_DATA:-build/plots}/scale.txt, where
+# tools/plot.sh (and tools/bench.sh) draw it from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +24,9 @@ SIZES=${SIZES:-"1000000 10000000"}
 READS=${READS:-300000}
 FP=${FP:-0.01}
 out=$(mktemp -d /tmp/siftdb-scale.XXXXXX)
+plots=${PLOT_DATA:-$build/plots}
+mkdir -p "$plots"
+exec > >(tee "$plots/scale.txt")
 trap 'rm -rf "$out"' EXIT
 common=(--key_size=16 --value_size=100 --write_buffer_size=4194304
         --target_file_size_base=4194304 --cache_size=8388608

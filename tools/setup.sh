@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages siftdb builds with, when missing (a no-op
 # when everything is present). With --peers, also the engines we measure
-# against (RocksDB, LevelDB). With --sanitizers, clang's sanitizer runtimes.
+# against (RocksDB, LevelDB: only tools/compare.sh needs them). With --plots,
+# gnuplot for tools/plot.sh. With --sanitizers, clang's sanitizer runtimes.
 set -euo pipefail
 
 pkgs=(cmake make g++ clang pkg-config libabsl-dev libsnappy-dev libgtest-dev
@@ -9,6 +10,7 @@ pkgs=(cmake make g++ clang pkg-config libabsl-dev libsnappy-dev libgtest-dev
 for arg in "$@"; do
   case "$arg" in
     --peers) pkgs+=(librocksdb-dev libleveldb-dev rocksdb-tools) ;;
+    --plots) pkgs+=(gnuplot-nox) ;;
     --sanitizers) pkgs+=(libclang-rt-14-dev) ;;
     *) echo "setup.sh: unknown argument '$arg'" >&2; exit 1 ;;
   esac

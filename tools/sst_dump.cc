@@ -7,8 +7,10 @@
 //       raw       write a readable dump of every block to <file>_dump.txt
 //       verify    check every checksum and that the blocks tile the file
 //       identify  say whether each file is an SSTable
+//       recompress  report the file's size under each compression
 //   --output_hex --from=<key> --to=<key> --input_key_hex --read_num=<n>
-//   --show_properties --show_summary
+//   --verify_checksum --show_properties --show_summary --set_block_size=<n>
+//   build/bin/sst_dump --parse_internal_key=0x<hex internal key>
 //
 // A directory means every *.sst file in it. Unlike RocksDB 7.8's sst_dump,
 // damage is never "ok": any error prints "<file>: <error>" on stderr and the
@@ -35,19 +37,67 @@
 
 ABSL_FLAG(std::string, file, "",
           "Path to an SSTable, or a directory whose *.sst files to process.");
-ABSL_FLAG(std::string, command, "check", "check|scan|raw|verify|identify");
+ABSL_FLAG(std::string, command, "check",
+          "check|scan|raw|verify|identify|recompress");
 ABSL_FLAG(bool, output_hex, false, "scan: print keys and values in hex.");
 ABSL_FLAG(std::string, from, "",
           "check|scan: the user key to start at (inclusive).");
 ABSL_FLAG(std::string, to, "",
           "check|scan: the user key to stop at (exclusive).");
-ABSL_FLAG(bool, input_key_hex, false, "--from and --to are given in hex.");
+ABSL_FLAG(bool, input_key_hex, false,
+          "--from and --to are given in hex (0x6B6579 or 6B6579).");
 ABSL_FLAG(int64_t, read_num, -1,
           "check|scan: the most entries to read; negative: all.");
 ABSL_FLAG(bool, show_properties, false,
           "Print the table properties, filter parameters and the filter's "
           "expected false-positive rate.");
 ABSL_FLAG(bool, show_summary, false, "Print totals over all files.");
+ABSL_FLAG(bool, verify_checksum, false,
+          "check|scan: first verify every block's checksum and that the "
+          "blocks tile the file, as verify does, even where --from, --to or "
+          "--read_num leave blocks unread. (Blocks that are read are always "
+          "checksummed.)");
+ABSL_FLAG(int64_t, set_block_size, 4096,
+          "recompress: the data block size of the rebuilt tables.");
+ABSL_FLAG(std::string, parse_internal_key, "",
+          "Print the internal key given in hex (0x...) as "
+          "key='USER KEY HEX' seq:N, type:T, and exit.");
+
+// The help text: RocksDB's sst_dump prints its own and exits 0.
+constexpr char kUsage[] =
+    R"(sst_dump --file=<data_dir_OR_sst_file> [--command=check|scan|raw|verify|identify|recompress]
+    --file=<data_dir_OR_sst_file>
+      Path to SST file or directory containing SST files
+    --command=check|scan|raw|verify|identify|recompress
+        check: Iterate over entries in files, checking each reads back (default)
+        scan: Iterate over entries in files and print them to screen
+        raw: Dump all the table contents to <file_name>_dump.txt
+        verify: Verify every block's checksum and that the blocks tile the file
+        identify: Report whether a file is a valid SST file, or list them in a directory
+        recompress: Report the SST file size if recompressed with each
+                    compression type (kNoCompression, kSnappyCompression)
+    --output_hex
+      Can be combined with scan command to print the keys and values in Hex
+    --from=<user_key>
+      Key to start reading from when executing check|scan
+    --to=<user_key>
+      Key to stop reading at when executing check|scan
+    --read_num=<num>
+      Maximum number of entries to read when executing check|scan
+    --verify_checksum
+      Verify every block's checksum when executing check|scan
+    --input_key_hex
+      Can be combined with --from and --to to indicate that these values are encoded in Hex
+    --show_properties
+      Print table properties after iterating over the file
+    --show_summary
+      Print totals over all files
+    --set_block_size=<block_size>
+      Can be combined with --command=recompress to set the block size
+    --parse_internal_key=<0xKEY>
+      Convenience option to parse an internal key on the command line. Dumps the
+      internal key in hex format {'key' @ SN: type}
+)";
 
 namespace sift::sst_dump {
 namespace {
@@ -58,6 +108,8 @@ struct Args {
   std::optional<std::string> from, to;
   int64_t read_num = -1;
   bool show_properties = false;
+  bool verify_checksum = false;
+  size_t block_size = 4096;
 };
 
 struct Summary {
@@ -145,11 +197,7 @@ absl::Status Iterate(const Table& t, const Args& a, bool print,
     }
     if (a.to && pk.user_key >= *a.to) break;
     if (print) {
-      std::printf("'%s' seq:%llu, type:%d => %s\n",
-                  Printable(pk.user_key, a.output_hex).c_str(),
-                  static_cast<unsigned long long>(pk.sequence),
-                  static_cast<int>(pk.type),
-                  Printable(it->value(), a.output_hex).c_str());
+      std::printf("%s\n", EntryText(pk, it->value(), a.output_hex).c_str());
     }
     absl::Status s = CheckEntry(t, it->key(), pk, it->value(), &prev);
     if (!s.ok()) return s;
@@ -191,7 +239,8 @@ bool ProcessFile(const std::string& path, const Args& a, Summary* sum) {
   absl::Status s;
   uint64_t count = 0;
   if (a.command == "check" || a.command == "scan") {
-    s = Iterate(t, a, a.command == "scan", &count);
+    if (a.verify_checksum) s = t.VerifyChecksum();
+    if (s.ok()) s = Iterate(t, a, a.command == "scan", &count);
     if (s.ok() && !t.filter_status().ok()) {
       // The data reads back, but lookups go without the filter: damage.
       const std::string why(t.filter_status().message());
@@ -206,6 +255,8 @@ bool ProcessFile(const std::string& path, const Args& a, Summary* sum) {
     if (s.ok()) std::printf("The file is ok\n");
   } else if (a.command == "identify") {
     std::printf("%s is a valid SST file\n", path.c_str());
+  } else if (a.command == "recompress") {
+    s = Recompress(t, a.block_size);
   } else if (a.command == "raw") {
     const std::string out =
         (absl::EndsWith(path, ".sst") ? path.substr(0, path.size() - 4)
@@ -240,7 +291,11 @@ std::vector<std::string> FilesOf(const std::string& path) {
   return files;
 }
 
-std::optional<std::string> FromHex(const std::string& hex) {
+// Hex digits, with or without RocksDB's 0x prefix.
+std::optional<std::string> FromHex(std::string hex) {
+  if (absl::StartsWith(hex, "0x") || absl::StartsWith(hex, "0X")) {
+    hex.erase(0, 2);
+  }
   if (hex.size() % 2 != 0) return std::nullopt;
   std::string out;
   for (size_t i = 0; i < hex.size(); i += 2) {
@@ -259,19 +314,61 @@ std::optional<std::string> FromHex(const std::string& hex) {
   return out;
 }
 
+// --parse_internal_key: RocksDB's form, key='USER KEY HEX' seq:N, type:T.
+// The key must be 0x-prefixed hex, as in RocksDB. Exit 1 when it is not an
+// internal key siftdb writes.
+int ParseInternalKeyArg(const std::string& text) {
+  std::optional<std::string> key;
+  if (absl::StartsWith(text, "0x") || absl::StartsWith(text, "0X")) {
+    key = FromHex(text);
+  }
+  if (!key.has_value()) {
+    std::fprintf(stderr,
+                 "ERROR: Invalid key input '%s' Use 0x{hex representation of "
+                 "internal key}\n",
+                 text.c_str());
+    return 1;
+  }
+  if (key->size() < kInternalKeyTrailerSize) {
+    std::fprintf(stderr, "Corrupted Key: Internal Key too small. Size=%zu.\n",
+                 key->size());
+    return 1;
+  }
+  const uint64_t trailer = ExtractTrailer(*key);
+  const int type = static_cast<int>(trailer & 0xff);
+  std::printf("key='%s' seq:%llu, type:%d\n",
+              Printable(ExtractUserKey(*key), true).c_str(),
+              static_cast<unsigned long long>(trailer >> 8), type);
+  ParsedInternalKey parsed;
+  if (!ParseInternalKey(*key, &parsed)) {
+    std::fprintf(stderr, "Corrupted Key: unknown type %d\n", type);
+    return 1;
+  }
+  return 0;
+}
+
 absl::StatusOr<Args> ArgsFromFlags() {
   Args a;
   a.command = absl::GetFlag(FLAGS_command);
-  const char* kCommands[] = {"check", "scan", "raw", "verify", "identify"};
+  const char* kCommands[] = {"check",  "scan",     "raw",
+                             "verify", "identify", "recompress"};
   if (std::find(std::begin(kCommands), std::end(kCommands), a.command) ==
       std::end(kCommands)) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown --command=", a.command,
-                     " (want check, scan, raw, verify or identify)"));
+                     " (want check, scan, raw, verify, identify or "
+                     "recompress)"));
   }
   a.output_hex = absl::GetFlag(FLAGS_output_hex);
   a.read_num = absl::GetFlag(FLAGS_read_num);
   a.show_properties = absl::GetFlag(FLAGS_show_properties);
+  a.verify_checksum = absl::GetFlag(FLAGS_verify_checksum);
+  const int64_t block_size = absl::GetFlag(FLAGS_set_block_size);
+  if (block_size < 1 || block_size > (int64_t{1} << 30)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--set_block_size=", block_size, " is not in [1, 1 GiB]"));
+  }
+  a.block_size = static_cast<size_t>(block_size);
   const bool hex = absl::GetFlag(FLAGS_input_key_hex);
   for (auto [flag, name, dst] : {std::tuple{&FLAGS_from, "from", &a.from},
                                  std::tuple{&FLAGS_to, "to", &a.to}}) {
@@ -295,8 +392,9 @@ int Main(const std::string& path) {
   }
   const std::vector<std::string> files = FilesOf(path);
   if (files.empty()) {
-    std::fprintf(stderr, "sst_dump: no .sst files in %s\n", path.c_str());
-    return 0;
+    // As RocksDB's sst_dump: nothing to check is not success.
+    std::fprintf(stderr, "No valid SST files found in %s\n", path.c_str());
+    return 1;
   }
   Summary sum;
   int failed = 0;
@@ -338,13 +436,25 @@ int Main(const std::string& path) {
 }  // namespace sift::sst_dump
 
 int main(int argc, char** argv) {
+  // Abseil's --help exits 1; sst_dump's help is an answer, not an error.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-help" || arg == "--helpfull") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+  }
   absl::SetProgramUsageMessage(
       "sst_dump --file=<data_dir_OR_sst_file> "
-      "[--command=check|scan|raw|verify|identify]");
+      "[--command=check|scan|raw|verify|identify|recompress]");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     std::fprintf(stderr, "sst_dump: unexpected argument '%s'\n", rest[1]);
     return 1;
+  }
+  const std::string internal_key = absl::GetFlag(FLAGS_parse_internal_key);
+  if (!internal_key.empty()) {
+    return sift::sst_dump::ParseInternalKeyArg(internal_key);
   }
   const std::string path = absl::GetFlag(FLAGS_file);
   if (path.empty()) {

@@ -1,6 +1,7 @@
 // sst_dump's pieces shared by its sources: tools/sst_dump.cc (flags and
-// commands) and tools/sst_dump_format.cc (properties text, raw dump, key
-// escaping).
+// commands), tools/sst_dump_format.cc (properties text, raw dump, key
+// escaping) and tools/sst_dump_recompress.cc. ldb's dump_live_files prints
+// tables with the same text.
 
 #ifndef SIFT_TOOLS_SST_DUMP_H_
 #define SIFT_TOOLS_SST_DUMP_H_
@@ -11,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "table/internal_key.h"
 #include "table/table_reader.h"
 
 namespace sift::sst_dump {
@@ -33,6 +35,11 @@ std::string Printable(std::string_view bytes, bool output_hex);
 // An internal key as 'user key' @ sequence : type, escaped as Printable.
 std::string InternalKeyText(std::string_view ikey);
 
+// One entry as scan prints it (RocksDB's form, no newline):
+//   'user key' seq:N, type:T => value
+std::string EntryText(const ParsedInternalKey& key, std::string_view value,
+                      bool output_hex);
+
 // The properties block and the filter's own parameters, RocksDB-style:
 // "Table Properties:", a rule, then "  name: value" lines.
 std::string PropertiesText(const Table& table);
@@ -40,6 +47,11 @@ std::string PropertiesText(const Table& table);
 // Writes a readable dump of the footer, metaindex, properties, filter,
 // index and every data block of the table to out_path.
 absl::Status WriteRawDump(const SstFile& file, const std::string& out_path);
+
+// --command=recompress (tools/sst_dump_recompress.cc): prints the size the
+// table would have under each supported compression, built with
+// block_size and the table's own filter settings, in memory.
+absl::Status Recompress(const Table& table, size_t block_size);
 
 }  // namespace sift::sst_dump
 

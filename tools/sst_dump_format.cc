@@ -57,11 +57,15 @@ std::string InternalKeyText(std::string_view ikey) {
                       " : ", static_cast<int>(pk.type));
 }
 
-namespace {
-
-const char* LayoutText(FilterLayout layout) {
-  return layout == FilterLayout::kBlocked ? "blocked" : "standard";
+std::string EntryText(const ParsedInternalKey& key, std::string_view value,
+                      bool output_hex) {
+  return absl::StrCat("'", Printable(key.user_key, output_hex),
+                      "' seq:", key.sequence,
+                      ", type:", static_cast<int>(key.type), " => ",
+                      Printable(value, output_hex));
 }
+
+namespace {
 
 std::string Average(uint64_t total, uint64_t n) {
   return absl::StrFormat(
@@ -83,8 +87,8 @@ void AppendFilter(const Table& table, std::string* s) {
   }
   const BloomFilterReader& f = table.filter();
   line("filter policy name",
-       absl::StrCat("sift.bloom.", LayoutText(p.filter_layout)));
-  line("filter layout", LayoutText(p.filter_layout));
+       absl::StrCat("sift.bloom.", FilterLayoutName(p.filter_layout)));
+  line("filter layout", FilterLayoutName(p.filter_layout));
   line("filter fp chance", absl::StrFormat("%g", p.bloom_filter_fp_chance));
   line("# entries for filter", p.filter_num_keys);
   line("filter bits per key", absl::StrFormat("%.3f", p.filter_bits_per_key));
@@ -95,7 +99,7 @@ void AppendFilter(const Table& table, std::string* s) {
     // this file's filter should give, whatever the options were.
     line("filter expected fp rate",
          absl::StrFormat("%.6g (%s model, %.3f bits/key, %d probes)",
-                         f.ExpectedFpRate(), LayoutText(f.layout()),
+                         f.ExpectedFpRate(), FilterLayoutName(f.layout()),
                          f.bits_per_key(), f.num_probes()));
     line("filter status", "ok");
   } else {

@@ -69,6 +69,29 @@ uint64_t MinBits(FilterLayout layout) {
 
 }  // namespace
 
+const char* FilterLayoutName(FilterLayout layout) {
+  switch (layout) {
+    case FilterLayout::kStandard:
+      return "standard";
+    case FilterLayout::kBlocked:
+      return "blocked";
+    case FilterLayout::kRibbon:
+      return "ribbon";
+  }
+  return "unknown";
+}
+
+bool ParseFilterLayout(std::string_view name, FilterLayout* layout) {
+  for (FilterLayout l : {FilterLayout::kStandard, FilterLayout::kBlocked,
+                         FilterLayout::kRibbon}) {
+    if (name == FilterLayoutName(l)) {
+      *layout = l;
+      return true;
+    }
+  }
+  return false;
+}
+
 BloomFilterBuilder::BloomFilterBuilder(FilterLayout layout, double fp_chance)
     : BloomFilterBuilder(layout, fp_chance,
                          ChooseBloomParams(layout, fp_chance)) {}
@@ -83,15 +106,31 @@ FilterShape BloomFilterBuilder::ShapeFor(uint64_t num_keys) const {
 
 void BloomFilterBuilder::Finish(std::string* dst) {
   // Sorting also makes kBlocked writes walk the blocks in order: FastRange
-  // is monotone in the hash.
+  // is monotone in the hash. Ribbon needs its input sorted (util/ribbon.h).
   SortUnique(&hashes_);
-  const FilterShape shape = ShapeFor(hashes_.size());
+  if (layout_ != FilterLayout::kRibbon) {
+    FinishBloom(layout_, dst);
+    return;
+  }
+  if (RibbonPays(fp_chance_, params_, hashes_.size()) &&
+      BuildRibbonFilter(hashes_, fp_chance_, dst)) {
+    last_shape_ = RibbonShapeFor(fp_chance_, hashes_.size());
+    hashes_.clear();
+    return;
+  }
+  FinishBloom(FilterLayout::kBlocked, dst);
+}
+
+void BloomFilterBuilder::FinishBloom(FilterLayout layout, std::string* dst) {
+  // kRibbon's params_ are kBlocked's (ChooseBloomParams).
+  const FilterShape shape =
+      BloomShapeFor(layout, fp_chance_, params_, hashes_.size());
 
   const size_t start = dst->size();
   const size_t body_bytes = shape.num_bits / 8;
   dst->resize(start + body_bytes + kBloomTrailerSize, '\0');
   auto* bits = reinterpret_cast<uint8_t*>(dst->data() + start);
-  if (layout_ == FilterLayout::kBlocked) {
+  if (layout == FilterLayout::kBlocked) {
     SetBlockedBits(bits, shape);
   } else {
     SetStandardBits(bits, shape);
@@ -101,7 +140,7 @@ void BloomFilterBuilder::Finish(std::string* dst) {
   EncodeFixed64(trailer + kNumBitsOffset, shape.num_bits);
   EncodeFixed64(trailer + kNumKeysOffset, shape.num_keys);
   trailer[kNumProbesOffset] = static_cast<char>(shape.num_probes);
-  trailer[kLayoutOffset] = static_cast<char>(layout_);
+  trailer[kLayoutOffset] = static_cast<char>(layout);
   trailer[kMagicOffset] = static_cast<char>(kBloomMagic & 0xff);
   trailer[kMagicOffset + 1] = static_cast<char>(kBloomMagic >> 8);
 
@@ -144,6 +183,16 @@ BloomFilterReader::BloomFilterReader(std::string_view filter) {
   if (magic != kBloomMagic) return;
 
   const uint8_t tag = byte(kLayoutOffset);
+  if (tag == static_cast<uint8_t>(FilterLayout::kRibbon)) {
+    // Its own trailer ends in the same layout and magic bytes.
+    if (ribbon_.Parse(filter)) {
+      num_bits_ = ribbon_.num_bits();
+      num_keys_ = ribbon_.num_keys();
+      num_probes_ = ribbon_.num_probes();
+      kind_ = Kind::kRibbon;
+    }
+    return;
+  }
   if (tag != static_cast<uint8_t>(FilterLayout::kStandard) &&
       tag != static_cast<uint8_t>(FilterLayout::kBlocked)) {
     return;  // a layout from a newer format, or garbage
@@ -184,6 +233,7 @@ double BloomFilterReader::ExpectedFpRate() const {
   if (kind_ == Kind::kStandard) {
     return StandardFpRateFinite(num_bits_, num_keys_, num_probes_);
   }
+  if (kind_ == Kind::kRibbon) return ribbon_.ExpectedFpRate();
   return BlockedFpRate(bits_per_key(), num_probes_);
 }
 

@@ -1,6 +1,8 @@
 // The calibrated Bloom filter behind sift::FilterPolicy: the hash-based entry
 // points used by the table builder (BloomFilterBuilder) and the read path
-// (BloomFilterReader), and the false-positive model that sizes them.
+// (BloomFilterReader), and the false-positive model that sizes them. The
+// same two classes build and read the Ribbon layout, whose structure and
+// math are in util/ribbon.h.
 //
 // Serialized format: table/FORMAT.md, "Filter bytes" (body of bits, then a
 // 20-byte trailer: num_bits, num_keys, num_probes, layout, magic).
@@ -116,6 +118,8 @@
 #include "sift/filter_policy.h"
 #include "sift/options.h"
 #include "util/cache_line.h"
+#include "util/hash.h"
+#include "util/ribbon.h"
 
 namespace sift {
 
@@ -139,6 +143,13 @@ static_assert(kCacheLineSize % kBloomBlockBytes == 0,
 // FilterPolicy::Create for why).
 constexpr double kBloomMinFpChance = 1e-12;
 
+// The layout's name in properties, tools and flags: "standard", "blocked",
+// "ribbon" ("unknown" for other values).
+const char* FilterLayoutName(FilterLayout layout);
+
+// The layout called `name` (as FilterLayoutName gives it); false if none.
+bool ParseFilterLayout(std::string_view name, FilterLayout* layout);
+
 // ---- The model ------------------------------------------------------------
 
 // Expected false-positive rate of a kStandard filter with b bits per key and
@@ -159,7 +170,8 @@ double BlockedFpRate(double bits_per_key, int num_probes);
 // BlockedFpRate. For comparison only.
 double BlockedFpRatePutze(double bits_per_key, int num_probes);
 
-// StandardFpRate or BlockedFpRate, by layout.
+// StandardFpRate or BlockedFpRate, by layout (kRibbon: BlockedFpRate, the
+// model of its fallback; util/ribbon.h has Ribbon's own).
 double ModelFpRate(FilterLayout layout, double bits_per_key, int num_probes);
 
 // The sizing of a large filter: bits per key (not rounded) and probes.
@@ -170,33 +182,33 @@ struct BloomParams {
 
 // The parameters for a large filter of the given layout and target (below
 // kBloomMinFpChance, for that). kStandard: textbook, corrected as above;
-// kBlocked: least bits per key meeting p under BlockedFpRate.
+// kBlocked: least bits per key meeting p under BlockedFpRate; kRibbon: those
+// of kBlocked, which it falls back to (RibbonPays).
 // REQUIRES: 0 < fp_chance < 1.
 BloomParams ChooseBloomParams(FilterLayout layout, double fp_chance);
 
 // The exact shape of the filter for num_keys keys, given ChooseBloomParams's
-// result for the same layout and target.
+// result for the same layout and target. kRibbon: RibbonShapeFor where
+// RibbonPays, else kBlocked's shape (and if banding fails under every seed,
+// the filter written is the kBlocked one).
 FilterShape BloomShapeFor(FilterLayout layout, double fp_chance,
                           const BloomParams& params, uint64_t num_keys);
+
+// Whether a Ribbon filter for num_keys keys is smaller than the blocked Bloom
+// filter (params = ChooseBloomParams(kBlocked, fp_chance)), trailers
+// included. False below about 250 keys at p = 0.01: Ribbon's smallest
+// section is one 128-slot block, and its speed is worth keeping when the
+// bytes are a wash.
+bool RibbonPays(double fp_chance, const BloomParams& params, uint64_t num_keys);
 
 // ---- Probe positions, shared by the builder and the reader ---------------
 namespace bloom_internal {
 
-constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
-
-inline uint64_t Remix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-inline uint64_t FastRange(uint64_t x, uint64_t n) {
-  __extension__ using U128 = unsigned __int128;
-  return static_cast<uint64_t>((static_cast<U128>(x) * n) >> 64);
-}
+// Remix, FastRange and the golden-ratio step live in util/hash.h (the
+// Ribbon layout, util/ribbon.h, derives its rows from them too).
+constexpr uint64_t kGolden = kGoldenGamma;
+using ::sift::FastRange;
+using ::sift::Remix;
 
 // Calls visit(bit) for the k bits of a kStandard filter with m bits, in
 // probe order, until visit returns false. Returns false iff some visit did.
@@ -260,6 +272,10 @@ class BloomFilterBuilder {
 
   // Appends the serialized, self-describing filter of the hashes added since
   // the last Finish to *dst, then resets the builder for the next filter.
+  // kRibbon writes a kBlocked filter where Ribbon does not pay or fails to
+  // build (see BloomShapeFor); the filter's trailer says which it is.
+  // Memory: 8 bytes per key for the hashes, 8 more while sorting them, and
+  // for kRibbon the construction memory of util/ribbon.h.
   void Finish(std::string* dst);
 
   // The shape Finish would choose for num_keys distinct keys.
@@ -276,6 +292,7 @@ class BloomFilterBuilder {
  private:
   void SetStandardBits(uint8_t* bits, const FilterShape& shape) const;
   void SetBlockedBits(uint8_t* bits, const FilterShape& shape) const;
+  void FinishBloom(FilterLayout layout, std::string* dst);
 
   const FilterLayout layout_;
   const double fp_chance_;
@@ -286,9 +303,10 @@ class BloomFilterBuilder {
 
 // ---- Reading --------------------------------------------------------------
 
-// A parsed, non-owning view of a serialized filter: a few words, no
-// allocation. Construction never fails: an empty, truncated, corrupt or
-// unknown-format filter yields valid() == false, and such a reader answers
+// A parsed, non-owning view of a serialized filter of any layout (kRibbon
+// included: it shares the last three trailer bytes, layout and magic): a few
+// words, no allocation. Construction never fails: an empty, truncated, corrupt
+// or unknown-format filter yields valid() == false, and such a reader answers
 // MayContainHash() == true for every hash (never a false negative). No byte
 // outside `filter` is ever read.
 // REQUIRES: the bytes of `filter` outlive the reader and do not change.
@@ -307,6 +325,8 @@ class BloomFilterReader {
         return BlockedMayContain(hash);
       case Kind::kStandard:
         return StandardMayContain(hash);
+      case Kind::kRibbon:
+        return ribbon_.MayContainHash(hash);
       case Kind::kInvalid:
         break;
     }
@@ -314,10 +334,13 @@ class BloomFilterReader {
   }
 
   // Asks the CPU to start loading the cache line(s) MayContainHash(hash)
-  // will read: one for kBlocked, num_probes for kStandard. Issue it for
-  // every file a Get will probe, then probe, to overlap the misses.
+  // will read: one for kBlocked, num_probes for kStandard, two to four for
+  // kRibbon. Issue it for every file a Get will probe, then probe, to
+  // overlap the misses.
   void Prefetch(uint64_t hash) const {
-    if (kind_ == Kind::kBlocked) {
+    if (kind_ == Kind::kRibbon) {
+      ribbon_.Prefetch(hash);
+    } else if (kind_ == Kind::kBlocked) {
       __builtin_prefetch(bits_ + kBloomBlockBytes * bloom_internal::FastRange(
                                                         hash, num_blocks_));
     } else if (kind_ == Kind::kStandard) {
@@ -330,10 +353,18 @@ class BloomFilterReader {
     }
   }
 
-  // The trailer's fields; kStandard / 0 for an invalid filter.
+  // The trailer's fields; kStandard / 0 for an invalid filter. For kRibbon,
+  // num_probes is the result bits of its wider section and num_bits the
+  // bits of its body.
   FilterLayout layout() const {
-    return kind_ == Kind::kBlocked ? FilterLayout::kBlocked
-                                   : FilterLayout::kStandard;
+    switch (kind_) {
+      case Kind::kBlocked:
+        return FilterLayout::kBlocked;
+      case Kind::kRibbon:
+        return FilterLayout::kRibbon;
+      default:
+        return FilterLayout::kStandard;
+    }
   }
   int num_probes() const { return num_probes_; }
   uint64_t num_keys() const { return num_keys_; }
@@ -345,7 +376,7 @@ class BloomFilterReader {
   double ExpectedFpRate() const;
 
  private:
-  enum class Kind : uint8_t { kInvalid, kStandard, kBlocked };
+  enum class Kind : uint8_t { kInvalid, kStandard, kBlocked, kRibbon };
 
   // Stops at the first clear bit: at the usual fill of one half, a miss
   // reads two cache lines on average, a hit k.
@@ -367,15 +398,17 @@ class BloomFilterReader {
     return all_set & 1;
   }
 
-  // Invariant: kind_ != kInvalid implies bits_ points at num_bits_ / 8
+  // Invariant: for kStandard and kBlocked, bits_ points at num_bits_ / 8
   // readable bytes, num_bits_ >= 64, 1 <= num_probes_ <= kBloomMaxProbes,
-  // and for kBlocked num_blocks_ = num_bits_ / 512 >= 1.
+  // and for kBlocked num_blocks_ = num_bits_ / 512 >= 1. For kRibbon,
+  // ribbon_ holds the parsed filter (bits_ and num_blocks_ are unused).
   const uint8_t* bits_ = nullptr;
   uint64_t num_bits_ = 0;
   uint64_t num_blocks_ = 0;
   uint64_t num_keys_ = 0;
   int num_probes_ = 0;
   Kind kind_ = Kind::kInvalid;
+  RibbonFilterReader ribbon_;
 };
 
 }  // namespace sift

@@ -211,7 +211,7 @@ double ModelFpRate(FilterLayout layout, double bits_per_key, int num_probes) {
 BloomParams ChooseBloomParams(FilterLayout layout, double fp_chance) {
   const double p = ClampFpChance(fp_chance);
   const double textbook = TextbookBitsPerKey(p);
-  if (layout == FilterLayout::kBlocked) {
+  if (layout != FilterLayout::kStandard) {  // kBlocked, or kRibbon's fallback
     return LeastBitsPerKey(p, textbook,
                            [](double b, int k) { return BlockedFpRate(b, k); });
   }
@@ -275,6 +275,10 @@ FilterShape BloomShapeFor(FilterLayout layout, double fp_chance,
   if (layout == FilterLayout::kStandard) {
     return StandardShapeFor(ClampFpChance(fp_chance), params, num_keys);
   }
+  if (layout == FilterLayout::kRibbon &&
+      RibbonPays(fp_chance, params, num_keys)) {
+    return RibbonShapeFor(fp_chance, num_keys);
+  }
   FilterShape shape;
   shape.num_keys = num_keys;
   const double blocks = std::ceil(static_cast<double>(num_keys) *
@@ -283,6 +287,18 @@ FilterShape BloomShapeFor(FilterLayout layout, double fp_chance,
       std::max<uint64_t>(1, static_cast<uint64_t>(blocks)) * kBloomBlockBits;
   shape.num_probes = params.num_probes;
   return shape;
+}
+
+bool RibbonPays(double fp_chance, const BloomParams& params,
+                uint64_t num_keys) {
+  const uint64_t ribbon_bytes =
+      RibbonShapeFor(fp_chance, num_keys).num_bits / 8 + kRibbonTrailerSize;
+  const uint64_t bloom_bytes =
+      BloomShapeFor(FilterLayout::kBlocked, fp_chance, params, num_keys)
+              .num_bits /
+          8 +
+      kBloomTrailerSize;
+  return ribbon_bytes < bloom_bytes;
 }
 
 }  // namespace sift

@@ -57,7 +57,8 @@ absl::StatusOr<std::unique_ptr<const FilterPolicy>> FilterPolicy::Create(
     return absl::InvalidArgumentError(absl::StrCat(
         "bloom filter fp_chance must be in (0, 1), got ", fp_chance));
   }
-  if (layout != FilterLayout::kStandard && layout != FilterLayout::kBlocked) {
+  if (layout != FilterLayout::kStandard && layout != FilterLayout::kBlocked &&
+      layout != FilterLayout::kRibbon) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown bloom filter layout ",
                      static_cast<int>(static_cast<uint8_t>(layout))));

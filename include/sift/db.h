@@ -31,7 +31,7 @@
 // error_if_exists, or a missing one without create_if_missing. If a
 // background flush or compaction fails (say, disk full), every later write
 // fails with that error, reads keep working, and nothing acknowledged is
-// lost: reopen the DB once the cause is fixed.
+// lost: call Resume (or reopen the DB) once the cause is fixed.
 
 #ifndef SIFT_INCLUDE_DB_H_
 #define SIFT_INCLUDE_DB_H_
@@ -40,6 +40,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -62,6 +63,21 @@ class DB {
   // recovering from its write-ahead logs. Every option is validated first.
   static absl::StatusOr<std::unique_ptr<DB>> Open(const Options& options,
                                                   const std::string& path);
+
+  // Opens the database at path for reading only, as RocksDB's
+  // OpenForReadOnly: it takes no LOCK, so it works while another process
+  // has the DB open for writing, and it writes nothing -- no directory, no
+  // LOCK, no WAL, no table, no MANIFEST. The write-ahead logs are replayed
+  // into a memtable in memory, so reads see every write that reached a
+  // log. The DB shows the state at Open; later writes by another process
+  // are not seen (open again to see them), and a file that process deletes
+  // after compacting may make a later read fail with NotFound.
+  // create_if_missing and error_if_exists do not apply: a missing database
+  // is FailedPrecondition, and nothing is created. Put, Delete, Write, Flush
+  // and CompactRange return FailedPrecondition; WaitForCompaction returns
+  // OK at once (there is no background work).
+  static absl::StatusOr<std::unique_ptr<DB>> OpenForReadOnly(
+      const Options& options, const std::string& path);
 
   DB() = default;
   DB(const DB&) = delete;
@@ -125,16 +141,67 @@ class DB {
   //   sift.levels                 per level: files, bytes, target bytes, and
   //                               the fp chances its files were built with
   //   sift.filter-stats           per-level filter counters and observed FP
+  //                               rate, a "mem" row for the memtable
+  //                               filters, and the total
   //   sift.num-files-at-level<N>  the number of files at level N (0..6)
   //   sift.memory                 bytes in memtables, filters, indexes and
   //                               the block cache; number of open tables
   //   sift.sstables               every file per level: number, size,
   //                               smallest and largest key
+  //   sift.wal-recovery           what replaying the logs at Open met: logs
+  //                               and records replayed, damaged records and
+  //                               bytes dropped (Options::wal_recovery_mode)
   virtual std::optional<std::string> GetProperty(std::string_view name) = 0;
 
   // The counters, in total and per level.
   virtual Statistics GetStatistics() = 0;
+
+  // After a background error (a failed WAL write, flush, compaction or
+  // MANIFEST write: every write then fails with it), resumes writes
+  // without reopening once the cause is gone (say, disk space is back).
+  // Flushes the memtables to tables and starts a new write-ahead log, so a
+  // log a failed write may have left with a partial record is retired;
+  // nothing acknowledged is lost. OK at once if there is no error. If the
+  // cause persists, returns the new failure and writes stay stopped; call
+  // again later. A DataLoss error (a damaged file) is not cleared: it is
+  // returned as is. Blocks while it flushes.
+  virtual absl::Status Resume() = 0;
 };
+
+// What RepairDB kept and set aside.
+struct RepairReport {
+  // Table files read whole with every checksum good, now in the MANIFEST
+  // (including the ones made from logs).
+  std::vector<std::string> tables_kept;
+  // Table files that could not be read, "<name>: <why>"; their keys are
+  // lost unless another table or a log held them.
+  std::vector<std::string> tables_lost;
+  // Every file moved into <path>/lost/, "<name>: <why>": unreadable
+  // tables, logs once converted to tables, replaced MANIFESTs.
+  std::vector<std::string> set_aside;
+  // Batches recovered from the logs, and damaged log records (regions)
+  // skipped with their bytes.
+  uint64_t log_records_salvaged = 0;
+  uint64_t log_records_dropped = 0;
+  uint64_t log_bytes_dropped = 0;
+
+  std::string ToString() const;
+};
+
+// Rebuilds the database at path when its MANIFEST or CURRENT is lost or
+// damaged (Open then fails with DataLoss), from the files that remain:
+// every write-ahead log is salvaged into tables (damaged records skipped),
+// every table is read whole and kept if all its checksums hold, unreadable
+// files are moved into <path>/lost/ (never deleted), a new MANIFEST names
+// the tables kept, and the database is then compacted whole (rewriting all
+// its data once: the old level structure is not recoverable). Some data
+// may be lost: what was is in *report (if not null). FailedPrecondition if
+// the DB is open, or if path holds no database files. Not for a database
+// that opens: it only loses information a good MANIFEST had.
+absl::Status RepairDB(const std::string& path, const Options& options,
+                      RepairReport* report = nullptr);
+// The same, with the arguments in the other order.
+absl::Status RepairDB(const Options& options, const std::string& path);
 
 // Removes the database at path: every file named exactly as siftdb names
 // its files (db/FORMAT.md), then the directory if that leaves it empty.

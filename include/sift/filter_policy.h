@@ -1,6 +1,6 @@
-// FilterPolicy: builds and queries the Bloom filters siftdb keeps for every
-// SSTable, so that a Get for a key a file does not hold usually skips the
-// file without reading its index or data.
+// FilterPolicy: builds and queries the filters (Bloom or Ribbon) siftdb keeps
+// for every SSTable, so that a Get for a key a file does not hold usually skips
+// the file without reading its index or data.
 //
 // A filter is a self-describing string: its own trailer records its layout,
 // number of probes, size and number of keys (table/FORMAT.md, "Filter bytes"),
@@ -66,7 +66,10 @@ class FilterPolicy {
   //
   // Cost: about 9.6 bits per key at 0.01 (kStandard); kBlocked needs +1% to
   // +15% more for p from 0.1 to 0.0001 in exchange for one cache miss per
-  // query instead of up to k.
+  // query instead of up to k. kRibbon needs about 1.04 to 1.07 * log2(1/p)
+  // (7.0 to 7.2 bits per key at 0.01) but builds about 2x slower; for fewer
+  // than about 250 keys (at 0.01), where it would not be smaller, it builds
+  // kBlocked.
   static absl::StatusOr<std::unique_ptr<const FilterPolicy>> Create(
       double fp_chance, FilterLayout layout = FilterLayout::kBlocked);
 
@@ -79,7 +82,10 @@ class FilterPolicy {
   // The shape CreateFilter chooses for num_keys distinct keys. num_bits /
   // num_keys is the bits per key; it is higher than the asymptotic value for
   // small num_keys, because sizes round up to whole bytes or 64-byte blocks
-  // and to a minimum of 64 (kStandard) or 512 (kBlocked) bits.
+  // and to a minimum of 64 (kStandard) or 512 (kBlocked) bits. For kRibbon
+  // it is the Ribbon shape (num_probes = its wider section's result bits)
+  // or, for few keys, kBlocked's; a Ribbon build that fails under every
+  // seed (a chance below 1e-8) writes kBlocked's shape instead.
   virtual FilterShape ShapeFor(uint64_t num_keys) const = 0;
 
   // Replaces the contents of *dst with a filter holding exactly `keys`.
@@ -87,7 +93,8 @@ class FilterPolicy {
   // matches nothing. (Replacing rather than appending keeps the filter's
   // first byte at dst->data(), whose alignment then decides whether a
   // kBlocked block shares one cache line; see util/bloom.h.)
-  // The keys need not be sorted; the memory used is 8 bytes per key.
+  // The keys need not be sorted; the memory used is 16 bytes per key, and
+  // for kRibbon up to about 34 more (util/ribbon.h).
   virtual void CreateFilter(absl::Span<const std::string_view> keys,
                             std::string* dst) const = 0;
 

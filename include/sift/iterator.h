@@ -44,7 +44,9 @@ class Iterator {
   virtual std::string_view value() const = 0;
 
   // OK unless an I/O error or corruption was met. An iterator that met one
-  // stops being Valid().
+  // stops being Valid() (it never shows an entry it could not check against
+  // the data it failed to read), and status() keeps returning the error
+  // until the next Seek, SeekToFirst or SeekToLast, which start afresh.
   virtual absl::Status status() const = 0;
 
   // Runs fn when this iterator is destroyed (used to unpin what it reads).

@@ -8,6 +8,13 @@
 //   true positive  ... and the key was then found in that file
 // so the observed false-positive rate is
 //   (positive - true_positive) / (useful + positive - true_positive).
+// The memtables' whole-key filters count the same three under
+// sift.memtable.filter.* (true positive: the memtable then held an entry for
+// the key), in the totals only.
+//
+// Block counters (cache hits and misses, data blocks and bytes read) count
+// the reads of Get and of iterators alike, at the level of the file read;
+// compaction's reads are counted apart (sift.compact.read.bytes).
 
 #ifndef SIFT_INCLUDE_STATISTICS_H_
 #define SIFT_INCLUDE_STATISTICS_H_
@@ -41,6 +48,10 @@ enum Ticker : uint32_t {
   kCompactions,             // sift.compaction.count
   kCompactionBytesRead,     // sift.compact.read.bytes
   kCompactionBytesWritten,  // sift.compact.write.bytes
+  // The memtables' whole-key filters (one probe per memtable a Get asks):
+  kMemtableFilterUseful,        // sift.memtable.filter.useful (walk skipped)
+  kMemtableFilterPositive,      // sift.memtable.filter.positive
+  kMemtableFilterTruePositive,  // sift.memtable.filter.true.positive
   kNumTickers
 };
 

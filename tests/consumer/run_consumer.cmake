@@ -1,11 +1,13 @@
 # Run by ctest: install the built library into a scratch prefix, then
-# configure, build and run tests/consumer against the installed package.
+# configure, build and run tests/consumer and the README's examples/
+# against the installed package.
 # A sanitizer build passes its -fsanitize flags to the consumer, so the
 # consumer is instrumented the same way; a SIFT_FUZZ build also builds the
 # public-API fuzz target against the install and runs it on the seeds.
 set(prefix ${SIFT_BUILD_DIR}/consumer-install)
 set(build ${SIFT_BUILD_DIR}/consumer-build)
-file(REMOVE_RECURSE ${prefix} ${build})
+set(examples ${SIFT_BUILD_DIR}/examples-build)
+file(REMOVE_RECURSE ${prefix} ${build} ${examples})
 
 function(run)
   execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
@@ -49,6 +51,15 @@ run(${CMAKE_COMMAND} -S ${SIFT_CONSUMER_SRC} -B ${build}
     -DCMAKE_BUILD_TYPE=RelWithDebInfo ${extra})
 run(${CMAKE_COMMAND} --build ${build} -j2)
 run(${build}/consumer ${build}/scratch)
+
+# The examples the README quotes, exactly as a user builds them.
+run(${CMAKE_COMMAND} -S ${SIFT_EXAMPLES_SRC} -B ${examples}
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${SIFT_CXX}
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo ${extra})
+run(${CMAKE_COMMAND} --build ${examples} -j2)
+run(${examples}/hello_world ${examples}/hello-db)
+run(${examples}/bulk_load ${examples}/bulk)
+run(${examples}/cache_guard)
 if(SIFT_FUZZ)
   # A smoke run only (CI fuzzes it for longer from .ci/run). New inputs go
   # to the first directory, never into the committed seeds.

@@ -13,6 +13,7 @@
 
 #include "db/dbformat.h"
 #include "db/memtable.h"
+#include "db/statistics_impl.h"
 #include "db/write_batch_internal.h"
 #include "sift/write_batch.h"
 #include "tests/fuzz/fuzz_common.h"
@@ -67,7 +68,9 @@ void CheckMemTable(const WriteBatch& batch, const std::vector<Op>& ops) {
   const SequenceNumber first = WriteBatchInternal::Sequence(&batch);
   // Sequences are 56 bits; a batch beyond them has no memtable meaning.
   if (first > kMaxSequenceNumber - ops.size()) return;
-  MemTable mem(1024);
+  MemTable mem(1024, 6);
+  static StatisticsImpl* const stats = new StatisticsImpl;
+  LocalStats local(stats);
   FUZZ_CHECK(WriteBatchInternal::InsertInto(&batch, &mem).ok(), "InsertInto");
   std::map<std::string, std::optional<std::string>> last;
   for (const Op& op : ops) {
@@ -76,7 +79,7 @@ void CheckMemTable(const WriteBatch& batch, const std::vector<Op>& ops) {
   for (const auto& [key, value] : last) {
     LookupKey lk(key, kMaxSequenceNumber);
     std::string got;
-    const MemTable::GetResult r = mem.Get(lk, KeyHash(key), &got);
+    const MemTable::GetResult r = mem.Get(lk, KeyHash(key), &got, &local);
     if (value.has_value()) {
       FUZZ_CHECK(r == MemTable::GetResult::kFound && got == *value,
                  "memtable holds the last Put");

@@ -1,5 +1,6 @@
-// Picking compactions: which level, which files (VersionSet's part of
-// compaction, see compaction.h).
+// VersionSet's part of compaction: picking which level and which files
+// the next compaction merges (the Compaction, compaction.h; running it,
+// compaction_job.h; installing the result, db_compaction.cc).
 
 #include "absl/strings/str_cat.h"
 #include "db/compaction.h"

@@ -1,0 +1,162 @@
+// db_bench's workloads that write: fills, overwrites, deletes, the mixed
+// read/write ones and the writer of the *whilewriting benchmarks. As in
+// RocksDB, --batch_size entries go into one WriteBatch for the fills and
+// deletes, and the report counts entries, not batches.
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "bench/db_bench.h"
+#include "bench/db_bench_keys.h"
+#include "sift/write_batch.h"
+
+namespace sift::bench {
+void Benchmark::WriteSeq(ThreadState* thread, Shared*) {
+  DoWrite(thread, true);
+}
+
+void Benchmark::WriteRandom(ThreadState* thread, Shared*) {
+  DoWrite(thread, false);
+}
+
+void Benchmark::DoWrite(ThreadState* thread, bool seq) {
+  ValueGenerator gen(config_.compression_ratio, value_size_);
+  const int64_t batch_size = config_.batch_size;
+  WriteBatch batch;
+  std::string key;
+  int64_t bytes = 0;
+  const uint64_t range = std::max<int64_t>(num_, 1);
+  // Only random writes run for --duration, as in RocksDB.
+  Duration duration(seq ? 0 : config_.duration, writes_);
+  int64_t i = 0;
+  while (!duration.Done(batch_size)) {
+    batch.Clear();
+    for (int64_t j = 0; j < batch_size; ++j, ++i) {
+      const uint64_t k =
+          seq ? static_cast<uint64_t>(i) : RandomKeyNum(&thread->rand, range);
+      MakeKey(k, config_.key_size, &key);
+      if (batch_size == 1) {
+        absl::Status s =
+            db_->Put(write_options_, key, gen.Generate(value_size_));
+        if (!s.ok()) Fatal("put", s);
+      } else {
+        batch.Put(key, gen.Generate(value_size_));
+      }
+      bytes += static_cast<int64_t>(config_.key_size + value_size_);
+    }
+    if (batch_size > 1) {
+      absl::Status s = db_->Write(write_options_, &batch);
+      if (!s.ok()) Fatal("put", s);
+    }
+    thread->stats.FinishedOps(batch_size, OpKind::kWrite);
+  }
+  thread->stats.AddBytes(bytes);
+}
+
+void Benchmark::DeleteSeq(ThreadState* thread, Shared*) {
+  DoDelete(thread, true);
+}
+
+void Benchmark::DeleteRandom(ThreadState* thread, Shared*) {
+  DoDelete(thread, false);
+}
+
+void Benchmark::DoDelete(ThreadState* thread, bool seq) {
+  const int64_t batch_size = config_.batch_size;
+  WriteBatch batch;
+  std::string key;
+  for (int64_t i = 0; i < num_; i += batch_size) {
+    batch.Clear();
+    for (int64_t j = 0; j < batch_size; ++j) {
+      const uint64_t k = seq ? static_cast<uint64_t>(i + j)
+                             : RandomKeyNum(&thread->rand, config_.num);
+      MakeKey(k, config_.key_size, &key);
+      batch.Delete(key);
+    }
+    absl::Status s = db_->Write(write_options_, &batch);
+    if (!s.ok()) Fatal("delete", s);
+    thread->stats.FinishedOps(batch_size, OpKind::kDelete);
+  }
+}
+
+void Benchmark::UpdateRandom(ThreadState* thread, Shared*) {
+  ValueGenerator gen(config_.compression_ratio, value_size_);
+  std::string key, value;
+  int64_t found = 0, updates = 0, bytes = 0;
+  Duration duration(config_.duration, config_.readwrites);
+  while (!duration.Done(1)) {
+    MakeKey(RandomKeyNum(&thread->rand, config_.num), config_.key_size, &key);
+    absl::Status s = db_->Get(read_options_, key, &value);
+    if (s.ok()) {
+      ++found;
+      bytes += static_cast<int64_t>(key.size() + value.size());
+    } else if (!absl::IsNotFound(s)) {
+      Fatal("get", s);
+    }
+    s = db_->Put(write_options_, key, gen.Generate(value_size_));
+    if (!s.ok()) Fatal("put", s);
+    ++updates;
+    bytes += static_cast<int64_t>(key.size() + value_size_);
+    thread->stats.FinishedOps(1, OpKind::kUpdate);
+  }
+  thread->stats.AddBytes(bytes);
+  thread->stats.AddUpdates(updates, found);
+}
+
+// RocksDB's pattern: out of every 100 operations, the first
+// --readwritepercent are Gets, the rest Puts, each of a random key.
+void Benchmark::ReadRandomWriteRandom(ThreadState* thread, Shared*) {
+  ValueGenerator gen(config_.compression_ratio, value_size_);
+  std::string key, value;
+  int64_t found = 0, reads = 0, writes = 0;
+  int gets_left = 0, puts_left = 0;
+  Duration duration(config_.duration, config_.readwrites);
+  while (!duration.Done(1)) {
+    MakeKey(RandomKeyNum(&thread->rand, config_.num), config_.key_size, &key);
+    if (gets_left == 0 && puts_left == 0) {
+      gets_left = config_.readwritepercent;
+      puts_left = 100 - gets_left;
+    }
+    if (gets_left > 0) {
+      --gets_left;
+      absl::Status s = db_->Get(read_options_, key, &value);
+      if (s.ok()) {
+        ++found;
+      } else if (!absl::IsNotFound(s)) {
+        Fatal("get", s);
+      }
+      ++reads;
+      thread->stats.FinishedOps(1, OpKind::kRead);
+    } else {
+      --puts_left;
+      absl::Status s = db_->Put(write_options_, key, gen.Generate(value_size_));
+      if (!s.ok()) Fatal("put", s);
+      ++writes;
+      thread->stats.FinishedOps(1, OpKind::kWrite);
+    }
+  }
+  thread->stats.AddReadWrite(reads, writes, config_.readwrites, found);
+}
+
+void Benchmark::BackgroundWriter(ThreadState* thread, Shared* shared) {
+  // Its work is not part of the report (RocksDB's BGWriter).
+  thread->stats.ExcludeFromMerge();
+  ValueGenerator gen(config_.compression_ratio, value_size_);
+  std::string key;
+  while (shared->readers_done.load(std::memory_order_acquire) <
+         shared->num_readers) {
+    MakeKey(RandomKeyNum(&thread->rand, config_.num), config_.key_size, &key);
+    absl::Status s = db_->Put(write_options_, key, gen.Generate(value_size_));
+    if (!s.ok()) Fatal("put", s);
+    thread->stats.FinishedOps(1, OpKind::kWrite);
+  }
+}
+
+void Benchmark::Compact(ThreadState*, Shared*) {
+  absl::Status s = db_->CompactRange(std::nullopt, std::nullopt);
+  if (!s.ok()) Fatal("compact", s);
+}
+
+}  // namespace sift::bench

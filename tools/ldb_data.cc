@@ -1,0 +1,221 @@
+// ldb's data commands: they go through the public DB API. Commands that
+// only read open the database with DB::OpenForReadOnly.
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "db/filename.h"
+#include "sift/db.h"
+#include "sift/env.h"
+#include "tools/ldb.h"
+#include "util/status_macros.h"
+
+namespace sift::ldb {
+namespace {
+
+// The status of a failed open, its message in RocksDB's "Code: message"
+// form, which ldb prints after "Failed: ".
+absl::Status OpenFailed(const absl::Status& s) {
+  return absl::Status(s.code(), StatusText(s));
+}
+
+// RocksDB's ldb opens with default options too; siftdb keeps no options
+// file, so a compaction run from ldb builds filters with the defaults.
+absl::StatusOr<std::unique_ptr<DB>> OpenReadOnly(const Args& a,
+                                                 bool paranoid = false) {
+  Options options;
+  options.paranoid_checks = paranoid;
+  absl::StatusOr<std::unique_ptr<DB>> db = DB::OpenForReadOnly(options, a.db);
+  if (!db.ok()) return OpenFailed(db.status());
+  return db;
+}
+
+absl::StatusOr<std::unique_ptr<DB>> OpenWritable(const Args& a) {
+  Options options;
+  options.create_if_missing = a.Flag("create_if_missing");
+  // Checked here so a mistyped path is not left holding a new, empty
+  // directory and LOCK file (DB::Open creates both before it looks).
+  if (!options.create_if_missing &&
+      !Env::Default()->FileExists(CurrentFileName(a.db))) {
+    return OpenFailed(absl::FailedPreconditionError(absl::StrCat(
+        a.db, ": no database here (--create_if_missing creates one)")));
+  }
+  absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, a.db);
+  if (!db.ok()) return OpenFailed(db.status());
+  return db;
+}
+
+absl::Status Failed(std::string_view what, const absl::Status& s) {
+  return absl::Status(
+      s.code(), absl::StrCat(std::string(what), " failed: ", StatusText(s)));
+}
+
+// Visits the entries in [--from, --to), at most --max_keys of them.
+template <typename Visit>
+absl::Status ForEachInRange(const Args& a, DB* db, Visit visit) {
+  ASSIGN_OR_RETURN(std::optional<std::string> from, RangeArg(a, "from"));
+  ASSIGN_OR_RETURN(std::optional<std::string> to, RangeArg(a, "to"));
+  ASSIGN_OR_RETURN(int64_t max_keys, MaxKeysArg(a));
+  std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
+  if (from.has_value()) {
+    it->Seek(*from);
+  } else {
+    it->SeekToFirst();
+  }
+  for (int64_t n = 0; it->Valid() && (max_keys < 0 || n < max_keys);
+       it->Next(), ++n) {
+    if (to.has_value() && it->key() >= *to) break;
+    visit(it->key(), it->value());
+  }
+  if (!it->status().ok()) return Failed("Iterator", it->status());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Put(const Args& a) {
+  ASSIGN_OR_RETURN(std::string key, KeyArg(a, a.params[0]));
+  ASSIGN_OR_RETURN(std::string value, ValueArg(a, a.params[1]));
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  absl::Status s = db->Put(WriteOptions(), key, value);
+  if (!s.ok()) return Failed("Put", s);
+  std::printf("OK\n");
+  return absl::OkStatus();
+}
+
+absl::Status Get(const Args& a) {
+  ASSIGN_OR_RETURN(std::string key, KeyArg(a, a.params[0]));
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  std::string value;
+  absl::Status s = db->Get(ReadOptions(), key, &value);
+  if (!s.ok()) return Failed("Get", s);
+  Print(ValueOut(a, value));
+  Print("\n");
+  return absl::OkStatus();
+}
+
+absl::Status Delete(const Args& a) {
+  ASSIGN_OR_RETURN(std::string key, KeyArg(a, a.params[0]));
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  absl::Status s = db->Delete(WriteOptions(), key);
+  if (!s.ok()) return Failed("Delete", s);
+  std::printf("OK\n");
+  return absl::OkStatus();
+}
+
+absl::Status BatchPut(const Args& a) {
+  if (a.params.size() % 2 != 0) {
+    return absl::InvalidArgumentError(
+        "Equal number of <key>s and <value>s must be specified for batchput");
+  }
+  WriteBatch batch;
+  for (size_t i = 0; i < a.params.size(); i += 2) {
+    ASSIGN_OR_RETURN(std::string key, KeyArg(a, a.params[i]));
+    ASSIGN_OR_RETURN(std::string value, ValueArg(a, a.params[i + 1]));
+    batch.Put(key, value);
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  absl::Status s = db->Write(WriteOptions(), &batch);
+  if (!s.ok()) return Failed("Write", s);
+  std::printf("OK\n");
+  return absl::OkStatus();
+}
+
+absl::Status Scan(const Args& a) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  const bool no_value = a.Flag("no_value");
+  return ForEachInRange(
+      a, db.get(), [&](std::string_view k, std::string_view v) {
+        Print(no_value
+                  ? absl::StrCat(KeyOut(a, k), "\n")
+                  : absl::StrCat(KeyOut(a, k), " : ", ValueOut(a, v), "\n"));
+      });
+}
+
+absl::Status Dump(const Args& a) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  const bool count_only = a.Flag("count_only");
+  uint64_t count = 0;
+  RETURN_IF_ERROR(
+      ForEachInRange(a, db.get(), [&](std::string_view k, std::string_view v) {
+        ++count;
+        if (!count_only) {
+          Print(absl::StrCat(KeyOut(a, k), " ==> ", ValueOut(a, v), "\n"));
+        }
+      }));
+  std::printf("Keys in range: %llu\n", static_cast<unsigned long long>(count));
+  return absl::OkStatus();
+}
+
+absl::Status Load(const Args& a) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  // dump's lines back in: "key ==> value", hex as the flags say; its
+  // closing "Keys in range:" line is skipped, other lines are counted.
+  uint64_t bad_lines = 0;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    const size_t arrow = line.find(" ==> ");
+    if (arrow == std::string::npos) {
+      if (line.rfind("Keys in range:", 0) != 0) ++bad_lines;
+      continue;
+    }
+    absl::StatusOr<std::string> key = KeyArg(a, line.substr(0, arrow));
+    absl::StatusOr<std::string> value = ValueArg(a, line.substr(arrow + 5));
+    if (!key.ok() || !value.ok()) {
+      ++bad_lines;
+      continue;
+    }
+    absl::Status s = db->Put(WriteOptions(), *key, *value);
+    if (!s.ok()) return Failed("Load", s);
+  }
+  if (bad_lines > 0) {
+    std::printf("Warning: %llu bad lines ignored.\n",
+                static_cast<unsigned long long>(bad_lines));
+  }
+  if (a.Flag("compact")) {
+    absl::Status s = db->CompactRange(std::nullopt, std::nullopt);
+    if (!s.ok()) return Failed("Compaction", s);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Compact(const Args& a) {
+  ASSIGN_OR_RETURN(std::optional<std::string> from, RangeArg(a, "from"));
+  ASSIGN_OR_RETURN(std::optional<std::string> to, RangeArg(a, "to"));
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  absl::Status s = db->CompactRange(from, to);
+  if (!s.ok()) return Failed("Compaction", s);
+  return absl::OkStatus();
+}
+
+absl::Status GetProperty(const Args& a) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  const std::string& name = a.params[0];
+  std::optional<std::string> value = db->GetProperty(name);
+  if (!value.has_value()) {
+    return absl::NotFoundError(absl::StrCat("failed to get property: ", name));
+  }
+  std::printf("%s: %s\n", name.c_str(), value->c_str());
+  return absl::OkStatus();
+}
+
+absl::Status ListColumnFamilies(const Args& a) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  std::printf("Column families in %s: \n{default}\n", a.db.c_str());
+  return absl::OkStatus();
+}
+
+absl::Status CheckConsistency(const Args& a) {
+  // A paranoid open checks that every table the MANIFEST names is there
+  // with its recorded size and that every block's checksum holds.
+  absl::StatusOr<std::unique_ptr<DB>> db = OpenReadOnly(a, /*paranoid=*/true);
+  if (!db.ok()) return db.status();
+  std::printf("OK\n");
+  return absl::OkStatus();
+}
+
+}  // namespace sift::ldb
