@@ -8,7 +8,6 @@
 #include "table/merging_iterator.h"
 #include "table/table_builder.h"
 #include "table/user_iterator.h"
-#include "util/dynamic_bloom.h"
 #include "util/hash.h"
 #include "util/status_macros.h"
 
@@ -120,18 +119,7 @@ DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only)
                                              table_cache_.get(), env_)) {}
 
 std::shared_ptr<MemTable> DBImpl::NewMemTable() const {
-  // A whole-key filter of half a bit per byte of write buffer (1/16 of its
-  // memory, at most 8 MiB): 64 bits per key at 128-byte entries, 16 at
-  // 32-byte ones. Its probes are the blocked model's best for the small
-  // entries, the filter's worst case: k = 9, expected rate 0.084% (measured
-  // 0.084% by dynamic_bloom_test); larger entries only make it lower.
-  constexpr size_t kMaxFilterBits = size_t{64} << 20;
-  constexpr double kBitsPerKeyAtSmallEntries = 16;
-  static const int kProbes =
-      DynamicBloom::OptimalProbes(kBitsPerKeyAtSmallEntries);
-  const size_t bits =
-      std::min<size_t>(options_.write_buffer_size / 2, kMaxFilterBits);
-  return std::make_shared<MemTable>(bits, kProbes);
+  return NewMemTableForWriteBuffer(options_.write_buffer_size);
 }
 
 absl::Status DBImpl::OpenImpl() {

@@ -77,6 +77,10 @@ class MemTable {
   DynamicBloom filter_;
 };
 
+// A memtable for a write buffer of write_buffer_size bytes, its whole-key
+// filter sized for it (memtable.cc says how).
+std::shared_ptr<MemTable> NewMemTableForWriteBuffer(size_t write_buffer_size);
+
 }  // namespace sift
 
 #endif  // SIFT_DB_MEMTABLE_H_

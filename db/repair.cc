@@ -102,8 +102,7 @@ class Repairer {
   }
 
   std::shared_ptr<MemTable> NewMemTable() const {
-    return std::make_shared<MemTable>(
-        std::min<size_t>(options_.write_buffer_size / 2, size_t{64} << 20));
+    return NewMemTableForWriteBuffer(options_.write_buffer_size);
   }
 
   // Writes mem to a new table, which the table scan then checks like any.
