@@ -152,13 +152,7 @@ void DBImpl::InstallReadView() {
   view->mem = mem_;
   view->imm = imm_;
   view->version = versions_->current();
-  MutexLock l(&view_mu_);
-  view_ = std::move(view);
-}
-
-std::shared_ptr<const ReadView> DBImpl::CurrentView() const {
-  ReaderMutexLock l(&view_mu_);
-  return view_;
+  views_.Install(std::move(view));
 }
 
 absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
@@ -169,7 +163,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   // In this order, anything the view's Version dropped was shadowed by an
   // entry already published (<= seq); entries the view lacks are all newer
   // than everything in it, so the read sees the state as of the view.
-  const std::shared_ptr<const ReadView> view = CurrentView();
+  const ReadViewCache::Ref view = views_.Acquire();
   const SequenceNumber seq =
       options.snapshot != nullptr
           ? static_cast<const SnapshotImpl*>(options.snapshot)->sequence
@@ -201,7 +195,8 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
-  std::shared_ptr<const ReadView> view = CurrentView();  // first: see Get
+  // First: see Get. The iterator keeps its own reference to the view.
+  std::shared_ptr<const ReadView> view = views_.Acquire().Share();
   const SequenceNumber seq =
       options.snapshot != nullptr
           ? static_cast<const SnapshotImpl*>(options.snapshot)->sequence

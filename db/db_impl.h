@@ -12,8 +12,8 @@
 // Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
 // thread flushes and compacts. Readers take the current ReadView (memtable,
-// immutable memtable, Version) under the small view_mu_ and then read with
-// no lock at all.
+// immutable memtable, Version) from their thread's slot in views_ (no lock
+// in the common case, db/read_view.h) and then read with no lock at all.
 
 #ifndef SIFT_DB_DB_IMPL_H_
 #define SIFT_DB_DB_IMPL_H_
@@ -32,6 +32,7 @@
 #include "db/dbformat.h"
 #include "db/log_writer.h"
 #include "db/memtable.h"
+#include "db/read_view.h"
 #include "db/statistics_impl.h"
 #include "db/table_cache.h"
 #include "db/version_set.h"
@@ -42,13 +43,6 @@
 namespace sift {
 
 class Compaction;
-
-// What a reader needs, taken together so one lock covers all three.
-struct ReadView {
-  std::shared_ptr<MemTable> mem;
-  std::shared_ptr<MemTable> imm;  // null when no flush is pending
-  std::shared_ptr<const Version> version;
-};
 
 // The user keys a compaction's inputs span, and its output level.
 struct CompactionRange {
@@ -152,7 +146,6 @@ class DBImpl final : public DB {
 
   // Publishes mem_/imm_/current version to readers.
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::shared_ptr<const ReadView> CurrentView() const;
   std::shared_ptr<MemTable> NewMemTable() const;
   // FailedPrecondition for `operation` on a DB opened read-only.
   absl::Status ReadOnlyError(std::string_view operation) const;
@@ -165,8 +158,9 @@ class DBImpl final : public DB {
   std::unique_ptr<BlockCache> block_cache_;
   std::unique_ptr<TableCache> table_cache_;
 
-  mutable Mutex view_mu_;
-  std::shared_ptr<const ReadView> view_ ABSL_GUARDED_BY(view_mu_);
+  // Destroyed after the members below it: drops every thread's cached
+  // view once nothing can install a new one.
+  ReadViewCache views_;
 
   Mutex mu_;
   CondVar bg_cv_;  // background work done / state changed

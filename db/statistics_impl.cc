@@ -1,6 +1,11 @@
 #include "db/statistics_impl.h"
 
+#include <vector>
+
+#include "absl/base/optimization.h"
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_format.h"
+#include "util/mutex.h"
 
 namespace sift {
 
@@ -74,11 +79,72 @@ StatisticsImpl::StatisticsImpl()
   }
 }
 
+namespace {
+
+// Shard indexes of live threads, shared by every StatisticsImpl: a thread
+// takes the lowest free index at its first update and gives it back when it
+// exits, so threads that run at the same time own distinct shards (while
+// there are no more of them than shards) and no increment is lost however
+// many threads came and went before.
+class ShardIndexes {
+ public:
+  uint32_t Take(uint32_t shards, bool* owned) {
+    MutexLock l(&mu_);
+    if (used_.size() < shards) used_.resize(shards, false);
+    for (uint32_t i = 0; i < shards; ++i) {
+      if (!used_[i]) {
+        used_[i] = true;
+        *owned = true;
+        return i;
+      }
+    }
+    *owned = false;  // more live threads than shards: share
+    return next_shared_++ % shards;
+  }
+  void Give(uint32_t i) {
+    MutexLock l(&mu_);
+    used_[i] = false;
+  }
+
+ private:
+  Mutex mu_;
+  std::vector<bool> used_ ABSL_GUARDED_BY(mu_);
+  uint32_t next_shared_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// Never destroyed: threads may exit after static destructors ran.
+ShardIndexes& Indexes() {
+  static ShardIndexes* indexes = new ShardIndexes;
+  return *indexes;
+}
+
+// Gives the thread's index back at thread exit.
+struct ShardOwner {
+  uint32_t index = 0;
+  bool owned = false;
+  ~ShardOwner() {
+    if (owned) Indexes().Give(index);
+  }
+};
+
+constexpr uint32_t kNoShard = ~uint32_t{0};
+// Trivially constructed, so reading it costs one thread-local load with no
+// initialization check; the owner with a destructor is made only once.
+thread_local uint32_t shard_index = kNoShard;
+
+uint32_t TakeShardIndex(uint32_t shards) {
+  thread_local ShardOwner owner;
+  owner.index = Indexes().Take(shards, &owner.owned);
+  return owner.index;
+}
+
+}  // namespace
+
 StatisticsImpl::ShardCounters& StatisticsImpl::Shard() {
-  static std::atomic<uint32_t> next_thread{0};
-  thread_local const uint32_t index =
-      next_thread.fetch_add(1, std::memory_order_relaxed) % kShards;
-  return shards_[index];
+  if (ABSL_PREDICT_FALSE(shard_index == kNoShard)) {
+    shard_index = TakeShardIndex(kShards);
+  }
+  return shards_[shard_index];
 }
 
 void StatisticsImpl::LevelSink::Add(const TableReadCounters& c) {
