@@ -197,8 +197,8 @@ absl::Status Compact(const Args& a) {
 absl::Status Repair(const Args& a) {
   RepairReport report;
   const absl::Status s = RepairDB(a.db, Options(), &report);
+  if (!s.ok()) return Failed("Repair", s);  // one line, as every error
   std::fputs(report.ToString().c_str(), stderr);
-  if (!s.ok()) return Failed("Repair", s);
   std::printf("OK\n");
   return absl::OkStatus();
 }
