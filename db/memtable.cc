@@ -74,7 +74,8 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, uint64_t hash,
   if (filter_.num_bits() > 0) {
     stats->Add(config::kNoLevel, kMemtableFilterTruePositive);
   }
-  if ((ExtractTrailer(ik) & 0xff) == kTypeDeletion) return GetResult::kDeleted;
+  if ((ExtractTrailer(ik) & kValueTypeMask) == kTypeDeletion)
+    return GetResult::kDeleted;
   const std::string_view v = GetLengthPrefixedSlice(ikey + ikey_len);
   value->assign(v.data(), v.size());
   return GetResult::kFound;

@@ -17,6 +17,7 @@
 #include "db/dbformat.h"
 #include "sift/statistics.h"
 #include "table/table_reader.h"
+#include "util/cache_line.h"
 
 namespace sift {
 
@@ -49,7 +50,7 @@ class StatisticsImpl {
   };
 
   static constexpr int kShards = 64;
-  struct alignas(64) ShardCounters {
+  struct alignas(kCacheLineSize) ShardCounters {
     std::atomic<uint64_t> counts[config::kNumLevels + 1][kNumTickers];
   };
   ShardCounters& Shard();
