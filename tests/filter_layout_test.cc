@@ -21,8 +21,8 @@
 namespace sift {
 namespace {
 
-std::string Key(int i) { return test::MemDBTest::NumberedKey(i); }
-std::string Value(int i) { return test::MemDBTest::NumberedValue(i); }
+std::string Key(int i) { return test::NumberedKey(i); }
+std::string Value(int i) { return test::NumberedValue(i); }
 
 constexpr int kBlocked = static_cast<int>(FilterLayout::kBlocked);
 constexpr int kRibbon = static_cast<int>(FilterLayout::kRibbon);

@@ -21,8 +21,8 @@
 namespace sift {
 namespace {
 
-std::string Key(int i) { return test::MemDBTest::NumberedKey(i); }
-std::string Value(int i) { return test::MemDBTest::NumberedValue(i); }
+std::string Key(int i) { return test::NumberedKey(i); }
+std::string Value(int i) { return test::NumberedValue(i); }
 
 class FilterRebuildTest : public test::MemDBTest {
  protected:

@@ -29,11 +29,9 @@ std::string MemDBTest::Get(std::string_view key, const Snapshot* snap) {
   return v;
 }
 
-std::string MemDBTest::NumberedKey(int i) {
-  return absl::StrFormat("key%06d", i);
-}
+std::string NumberedKey(int i) { return absl::StrFormat("key%06d", i); }
 
-std::string MemDBTest::NumberedValue(int i) {
+std::string NumberedValue(int i) {
   return absl::StrFormat("value-%d-%0100d", i, i);
 }
 

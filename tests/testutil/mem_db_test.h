@@ -15,6 +15,10 @@
 
 namespace sift::test {
 
+// Numbered entries: "key%06d" and a value of about 110 bytes naming i.
+std::string NumberedKey(int i);
+std::string NumberedValue(int i);
+
 class MemDBTest : public ::testing::Test {
  protected:
   // options_ starts with create_if_missing and env_ set; fixtures adjust
@@ -28,9 +32,6 @@ class MemDBTest : public ::testing::Test {
   // The value of key, "NOT_FOUND", or "ERROR: <status>".
   std::string Get(std::string_view key, const Snapshot* snap = nullptr);
 
-  // Numbered entries: "key%06d" and a value of about 110 bytes naming i.
-  static std::string NumberedKey(int i);
-  static std::string NumberedValue(int i);
   // Puts the numbered entries [from, to) in a scattered order (a step
   // coprime to most ranges), so flushes write overlapping files. A failed
   // Put fails the test.
