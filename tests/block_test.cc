@@ -106,14 +106,7 @@ TEST(BlockTest, PrefixCompressionSharesPrefixes) {
   EXPECT_EQ(builder.Finish().size(), (3 + 10 + 1) + (3 + 2 + 1) + 4 + 4);
 }
 
-std::string Hex(std::string_view bytes) {
-  std::string out;
-  for (char c : bytes) {
-    absl::StrAppendFormat(&out, "%s%02x", out.empty() ? "" : " ",
-                          static_cast<uint8_t>(c));
-  }
-  return out;
-}
+using test::Hex;
 
 // The worked example of table/FORMAT.md ("Data, index, metaindex and
 // properties blocks"), block and trailer. If this fails, the on-disk format

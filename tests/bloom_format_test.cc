@@ -196,17 +196,7 @@ TEST(BloomCorruptionTest, GarbageIsDistrusted) {
 // ---- The format
 // ---------------------------------------------------------------
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    if (!out.empty()) out += ' ';
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
+using test::Hex;
 
 // The worked examples of table/FORMAT.md, "Filter bytes". If this test fails,
 // the on-disk format changed: old files would answer wrongly. Do not "fix" the

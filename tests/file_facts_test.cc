@@ -28,22 +28,13 @@
 #include "table/internal_key.h"
 #include "tests/testutil/db_files.h"
 #include "tests/testutil/mem_db_test.h"
+#include "tests/testutil/testutil.h"
 #include "util/coding.h"
 
 namespace sift {
 namespace {
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    if (!out.empty()) out += ' ';
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
+using test::Hex;
 
 std::string Ikey(std::string_view user_key, SequenceNumber seq,
                  ValueType type) {

@@ -18,6 +18,18 @@ uint64_t TestSeed(uint64_t fallback) {
   return fallback;
 }
 
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    if (!out.empty()) out += ' ';
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  return out;
+}
+
 std::string TempDir(const std::string& name) {
   const char* base = std::getenv("TMPDIR");
   std::string dir = absl::StrCat(base != nullptr ? base : "/tmp",

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "gtest/gtest.h"
 #include "sift/iterator.h"
@@ -16,6 +17,10 @@ uint64_t TestSeed(uint64_t fallback);
 
 // A fresh, empty directory under $TMPDIR (or /tmp) for this test.
 std::string TempDir(const std::string& name);
+
+// bytes as lower-case hex pairs separated by spaces ("00 12 5d"): the form
+// the worked examples in the FORMAT.md files are written in.
+std::string Hex(std::string_view bytes);
 
 // Checks that it yields exactly model's entries (a map from key to value,
 // ordered as the iterator orders keys), forwards from SeekToFirst and
