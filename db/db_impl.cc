@@ -155,6 +155,12 @@ void DBImpl::InstallReadView() {
   views_.Install(std::move(view));
 }
 
+SequenceNumber DBImpl::ReadSequence(const ReadOptions& options) const {
+  return options.snapshot != nullptr
+             ? static_cast<const SnapshotImpl*>(options.snapshot)->sequence
+             : versions_->LastSequence();
+}
+
 absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
                          std::string* value) {
   // Take the view, then the sequence. The other order can lose a key: a
@@ -164,10 +170,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   // entry already published (<= seq); entries the view lacks are all newer
   // than everything in it, so the read sees the state as of the view.
   const ReadViewCache::Ref view = views_.Acquire();
-  const SequenceNumber seq =
-      options.snapshot != nullptr
-          ? static_cast<const SnapshotImpl*>(options.snapshot)->sequence
-          : versions_->LastSequence();
+  const SequenceNumber seq = ReadSequence(options);
   const uint64_t hash = KeyHash(key);
   const LookupKey lkey(key, seq);
   LocalStats stats(&stats_);
@@ -197,10 +200,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   // First: see Get. The iterator keeps its own reference to the view.
   std::shared_ptr<const ReadView> view = views_.Acquire().Share();
-  const SequenceNumber seq =
-      options.snapshot != nullptr
-          ? static_cast<const SnapshotImpl*>(options.snapshot)->sequence
-          : versions_->LastSequence();
+  const SequenceNumber seq = ReadSequence(options);
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(view->mem->NewIterator());
   if (view->imm != nullptr) children.push_back(view->imm->NewIterator());

@@ -1,5 +1,6 @@
 // DBImpl: the engine behind sift::DB. The pieces live in:
 //   db_impl.cc        open, close, option checks, reads, snapshots
+//   multi_get.cc      MultiGet: a batch of reads through one view
 //   db_write.cc       the write path: writer queue, group commit, WAL
 //   db_background.cc  the background thread: flush, cleanup
 //   db_compaction.cc  compactions: automatic, manual, installing results
@@ -82,6 +83,9 @@ class DBImpl final : public DB {
   absl::Status Write(const WriteOptions& options, WriteBatch* batch) override;
   absl::Status Get(const ReadOptions& options, std::string_view key,
                    std::string* value) override;
+  std::vector<absl::Status> MultiGet(const ReadOptions& options,
+                                     absl::Span<const std::string_view> keys,
+                                     std::vector<std::string>* values) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
   const Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const Snapshot* snapshot) override;
@@ -144,6 +148,8 @@ class DBImpl final : public DB {
                          std::optional<std::string_view> end);
   bool NeedsRewrite(const FileMetaData& f, int level) const;
 
+  // The sequence a read sees: its snapshot's, or the last published.
+  SequenceNumber ReadSequence(const ReadOptions& options) const;
   // Publishes mem_/imm_/current version to readers.
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<MemTable> NewMemTable() const;

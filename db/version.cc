@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "db/file_probe.h"
 #include "db/level_iterator.h"
 #include "db/version_set.h"
 #include "table/table_reader.h"
@@ -74,33 +75,14 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
     holder = *std::move(t);
     table = holder.get();
   }
-  const bool has_filter = table->has_filter();
-  if (has_filter) {
-    stats->Add(level, kBloomFilterChecked);
-    if (!table->KeyMayMatch(hash)) {
-      stats->Add(level, kBloomFilterUseful);
-      return false;
-    }
-    stats->Add(level, kBloomFilterFullPositive);
-  } else if (!table->filter_status().ok()) {
-    stats->Add(level, kBloomFilterCorrupt);
-  }
+  if (!FilterMayMatch(*table, level, hash, stats)) return false;
   Table::LookupResult r;
   TableReadCounters counters;
   *status = table->Get(options, key.internal_key(), value, &r, &counters);
-  if (counters.block_cache_hits) {
-    stats->Add(level, kBlockCacheDataHit, counters.block_cache_hits);
-  }
-  if (counters.block_cache_misses) {
-    stats->Add(level, kBlockCacheDataMiss, counters.block_cache_misses);
-  }
-  if (counters.blocks_read) {
-    stats->Add(level, kDataBlocksRead, counters.blocks_read);
-    stats->Add(level, kBytesRead, counters.bytes_read);
-  }
+  AddTableReads(level, counters, stats);
   if (!status->ok()) return true;
   if (r == Table::LookupResult::kNotFound) return false;
-  if (has_filter) stats->Add(level, kBloomFilterFullTruePositive);
+  if (table->has_filter()) stats->Add(level, kBloomFilterFullTruePositive);
   *result = r == Table::LookupResult::kFound ? Version::GetResult::kFound
                                              : Version::GetResult::kDeleted;
   return true;

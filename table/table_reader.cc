@@ -307,7 +307,41 @@ absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
   if (i == index_.size()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
                    ReadDataBlock(options, index_[i].handle, counters));
-  Block::Iter it(block.get(), CompareInternalKeys);
+  return GetInBlock(*block, i, lookup_key, value, result);
+}
+
+void Table::MultiGet(const ReadOptions& options,
+                     absl::Span<BatchLookup> lookups,
+                     TableReadCounters* counters) const {
+  size_t current = index_.size();  // the block in `block`, if any
+  absl::StatusOr<std::shared_ptr<const Block>> block;
+  for (BatchLookup& l : lookups) {
+    l.result = LookupResult::kNotFound;
+    // Keys ascend, so a key at or below the current block's separator is
+    // served by that block: no index search.
+    const size_t i =
+        current < index_.size() &&
+                CompareInternalKeys(l.lookup_key, index_[current].key) <= 0
+            ? current
+            : FindBlock(l.lookup_key);
+    if (i == index_.size()) {
+      l.status = absl::OkStatus();
+      continue;
+    }
+    if (i != current) {
+      block = ReadDataBlock(options, index_[i].handle, counters);
+      current = i;
+    }
+    l.status = block.ok()
+                   ? GetInBlock(**block, i, l.lookup_key, l.value, &l.result)
+                   : block.status();
+  }
+}
+
+absl::Status Table::GetInBlock(const Block& block, size_t i,
+                               std::string_view lookup_key, std::string* value,
+                               LookupResult* result) const {
+  Block::Iter it(&block, CompareInternalKeys);
   it.Seek(lookup_key);
   if (!it.Valid()) {
     return InBlock(it.status(), file_name_, "data", index_[i].handle);

@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "sift/env.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
@@ -89,6 +90,20 @@ class Table {
                    std::string* value, LookupResult* result,
                    TableReadCounters* counters) const;
 
+  // One key of a MultiGet: lookup_key and value as for Get; result and
+  // status are what Get would have set and returned.
+  struct BatchLookup {
+    std::string_view lookup_key;
+    std::string* value = nullptr;
+    LookupResult result = LookupResult::kNotFound;
+    absl::Status status;
+  };
+  // Get for each of `lookups`, in ascending lookup-key order (filters
+  // skipped, as in Get). Consecutive keys served by one data block read
+  // it once; a block that fails to read fails only the keys it serves.
+  void MultiGet(const ReadOptions& options, absl::Span<BatchLookup> lookups,
+                TableReadCounters* counters) const;
+
   // Iterates internal keys (a two-level iterator over the index and the
   // data blocks, table/two_level_iterator.h); reports damage through
   // status(). Block reads are reported to sink, if not null.
@@ -138,6 +153,11 @@ class Table {
                                std::string* last_key) const;
   // Index of the first block whose separator is >= ikey (== size: none).
   size_t FindBlock(std::string_view ikey) const;
+  // The newest entry for lookup_key's user key at or below its sequence
+  // in `block`, data block i.
+  absl::Status GetInBlock(const Block& block, size_t i,
+                          std::string_view lookup_key, std::string* value,
+                          LookupResult* result) const;
 
   class IndexIter;
 

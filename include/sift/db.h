@@ -44,6 +44,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
 #include "sift/statistics.h"
@@ -109,6 +110,25 @@ class DB {
   // whose filters rule it out.
   virtual absl::Status Get(const ReadOptions& options, std::string_view key,
                            std::string* value) = 0;
+
+  // Get for every key of a batch, through one consistent view: all keys
+  // are read at one sequence (options.snapshot's, or the latest when the
+  // call starts), so a batch never sees part of another thread's Write.
+  // Returns one status per key, in order; statuses[i] and (*values)[i] are
+  // what Get(options, keys[i], ...) returns at that sequence: OK with the
+  // value, NotFound with an empty value, or an error (corruption, I/O) that
+  // fails only the keys it touched. Afterwards values->size() ==
+  // keys.size(); whatever *values held before is replaced. Keys may repeat
+  // and come in any order; an empty batch returns an empty vector.
+  //
+  // Cheaper per key than a loop of Get: each key is hashed once, each file
+  // in the keys' path is asked once for all the keys in its range (their
+  // filter probes overlapping in memory), and keys served by one data
+  // block read it once. Statistics count every key as Get would, except
+  // that a data block shared by several keys counts as one block read.
+  virtual std::vector<absl::Status> MultiGet(
+      const ReadOptions& options, absl::Span<const std::string_view> keys,
+      std::vector<std::string>* values) = 0;
 
   // An iterator over the DB's user keys (initially unpositioned). It sees
   // the state at its creation (or at options.snapshot) and keeps the files

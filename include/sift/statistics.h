@@ -37,7 +37,7 @@ enum Ticker : uint32_t {
   kMemtableHit,                  // sift.memtable.hit
   kMemtableMiss,                 // sift.memtable.miss
   kNumberKeysWritten,            // sift.number.keys.written
-  kNumberKeysRead,               // sift.number.keys.read (Get calls)
+  kNumberKeysRead,               // sift.number.keys.read (keys asked)
   kNumberKeysFound,              // sift.number.keys.found
   kBytesWritten,                 // sift.bytes.written (WAL bytes)
   kBytesRead,                    // sift.bytes.read (table bytes read)
