@@ -1,7 +1,8 @@
 // Benchmark: runs db_bench's benchmarks against one database. What each one
 // does follows RocksDB's db_bench (fill* recreate the database; --num,
 // --reads and --writes count per thread; readmissing asks for keys one byte
-// longer than any written); the report lines are BenchStats::Report.
+// longer than any written; multireadrandom counts keys, not batches); the
+// report lines are BenchStats::Report.
 
 #include <algorithm>
 #include <cstdio>
@@ -43,6 +44,10 @@ constexpr Step kSteps[] = {
     {"readrandom", false, "read N times in random order"},
     {"readmissing", false, "read N missing keys in random order"},
     {"readhot", false, "read N times in random order from 1% section of DB"},
+    {"multireadrandom", false,
+     "read N random keys, --batch_size per DB::MultiGet"},
+    {"multireadmissing", false,
+     "multireadrandom of missing keys (siftdb's; as readmissing)"},
     {"seekrandom", false, "N random seeks, one iterator per thread"},
     {"newiterator", false, "create and destroy N iterators"},
     {"readwhilewriting", false,
@@ -202,6 +207,8 @@ absl::Status Benchmark::RunOne(std::string_view name) {
       {"readrandom", &Benchmark::ReadRandom},
       {"readmissing", &Benchmark::ReadMissing},
       {"readhot", &Benchmark::ReadHot},
+      {"multireadrandom", &Benchmark::MultiReadRandom},
+      {"multireadmissing", &Benchmark::MultiReadMissing},
       {"seekrandom", &Benchmark::SeekRandom},
       {"newiterator", &Benchmark::NewIterators},
       {"readwhilewriting", &Benchmark::ReadWhileWriting},
