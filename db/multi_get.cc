@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "db/db_impl.h"
 #include "db/file_probe.h"
 #include "table/internal_key.h"
@@ -11,9 +12,19 @@
 namespace sift {
 namespace {
 
-bool UserKeyLess(const MultiGetKey* a, const MultiGetKey* b) {
-  return CompareUserKeys(a->user_key, b->user_key) < 0;
-}
+// Bytewise user-key order, decided by the stored prefixes when they differ
+// (a sort of a batch makes many comparisons per key).
+struct UserKeyLess {
+  bool operator()(const MultiGetKey* a, const MultiGetKey* b) const {
+    if (a->prefix != b->prefix) return a->prefix < b->prefix;
+    return a->user_key < b->user_key;
+  }
+};
+
+// Most batches fit these without touching the heap.
+constexpr size_t kInlineKeys = 32;
+template <typename T>
+using BatchVector = absl::InlinedVector<T, kInlineKeys>;
 
 // The files of one level a batch asks, each with its run of keys, and the
 // buffers reused from file to file.
@@ -113,10 +124,10 @@ class LevelProbe {
   const ReadOptions& options_;
   TableCache* const cache_;
   LocalStats* const stats_;
-  std::vector<FileKeys> files_;
-  std::vector<MultiGetKey*> keys_;
-  std::vector<Table::BatchLookup> lookups_;
-  std::vector<MultiGetKey*> asked_;  // the key of each lookup
+  absl::InlinedVector<FileKeys, 8> files_;
+  BatchVector<MultiGetKey*> keys_;
+  BatchVector<Table::BatchLookup> lookups_;
+  BatchVector<MultiGetKey*> asked_;  // the key of each lookup
 };
 
 }  // namespace
@@ -131,9 +142,10 @@ void Version::MultiGet(const ReadOptions& options,
     const FileMetaData& f = *files[0][i];
     MultiGetKey first;
     first.user_key = f.smallest_user_key();
+    first.prefix = UserKeyPrefix(first.user_key);
     probe.AddFile(f, PinnedTable(0, i));
     for (auto it =
-             std::lower_bound(keys.begin(), keys.end(), &first, UserKeyLess);
+             std::lower_bound(keys.begin(), keys.end(), &first, UserKeyLess());
          it != keys.end() && (*it)->user_key <= f.largest_user_key(); ++it) {
       if (!(*it)->done) probe.AddKey(*it);
     }
@@ -182,13 +194,19 @@ std::vector<absl::Status> DBImpl::MultiGet(
   const SequenceNumber seq = ReadSequence(options);
   LocalStats stats(&stats_);
   stats.Add(config::kNoLevel, kNumberKeysRead, n);
-  std::vector<MultiGetKey> batch(n);
-  std::vector<MultiGetKey*> pending;  // the keys the memtables left open
-  std::vector<size_t> ikey_end;       // of each pending key, in ikeys
-  std::string ikeys;                  // their lookup keys, back to back
+  BatchVector<MultiGetKey> batch(n);
+  BatchVector<MultiGetKey*> pending;  // the keys the memtables left open
+  // Their lookup keys, back to back; reserved whole, so never moved.
+  std::string ikeys;
+  size_t ikeys_size = 0;
+  for (std::string_view key : keys) {
+    ikeys_size += key.size() + kInternalKeyTrailerSize;
+  }
+  ikeys.reserve(ikeys_size);
   for (size_t i = 0; i < n; ++i) {
     MultiGetKey& k = batch[i];
     k.user_key = keys[i];
+    k.prefix = UserKeyPrefix(keys[i]);
     k.hash = KeyHash(keys[i]);
     k.value = &(*values)[i];
     k.status = &statuses[i];
@@ -204,17 +222,12 @@ std::vector<absl::Status> DBImpl::MultiGet(
       continue;
     }
     stats.Add(config::kNoLevel, kMemtableMiss);
+    const size_t begin = ikeys.size();
     ikeys.append(lkey.internal_key());
-    ikey_end.push_back(ikeys.size());
+    k.internal_key = std::string_view(ikeys).substr(begin);
     pending.push_back(&k);
   }
-  // ikeys no longer grows: its views stay valid.
-  for (size_t j = 0; j < pending.size(); ++j) {
-    const size_t begin = j == 0 ? 0 : ikey_end[j - 1];
-    pending[j]->internal_key =
-        std::string_view(ikeys).substr(begin, ikey_end[j] - begin);
-  }
-  std::sort(pending.begin(), pending.end(), UserKeyLess);
+  std::sort(pending.begin(), pending.end(), UserKeyLess());
   if (!pending.empty()) {
     view->version->MultiGet(options, pending, table_cache_.get(), &stats);
   }
