@@ -12,8 +12,9 @@ namespace {
 // which a heap would not pay for itself.
 class MergingIterator final : public Iterator {
  public:
-  explicit MergingIterator(std::vector<std::unique_ptr<Iterator>> children)
-      : children_(std::move(children)) {}
+  MergingIterator(KeyComparator icmp,
+                  std::vector<std::unique_ptr<Iterator>> children)
+      : icmp_(icmp), children_(std::move(children)) {}
 
   bool Valid() const override { return current_ != nullptr; }
   std::string_view key() const override { return current_->key(); }
@@ -50,7 +51,7 @@ class MergingIterator final : public Iterator {
       for (auto& c : children_) {
         if (c.get() == current_) continue;
         c->Seek(k);
-        if (c->Valid() && CompareInternalKeys(k, c->key()) == 0) c->Next();
+        if (c->Valid() && icmp_.Compare(k, c->key()) == 0) c->Next();
       }
       direction_ = kForward;
     }
@@ -98,7 +99,7 @@ class MergingIterator final : public Iterator {
           return;
         }
       } else if (smallest == nullptr ||
-                 CompareInternalKeys(c->key(), smallest->key()) < 0) {
+                 icmp_.Compare(c->key(), smallest->key()) < 0) {
         smallest = c.get();
       }
     }
@@ -115,13 +116,14 @@ class MergingIterator final : public Iterator {
           return;
         }
       } else if (largest == nullptr ||
-                 CompareInternalKeys(c->key(), largest->key()) > 0) {
+                 icmp_.Compare(c->key(), largest->key()) > 0) {
         largest = c;
       }
     }
     current_ = largest;
   }
 
+  const KeyComparator icmp_;
   std::vector<std::unique_ptr<Iterator>> children_;
   Iterator* current_ = nullptr;
   Direction direction_ = kForward;
@@ -131,10 +133,10 @@ class MergingIterator final : public Iterator {
 }  // namespace
 
 std::unique_ptr<Iterator> NewMergingIterator(
-    std::vector<std::unique_ptr<Iterator>> children) {
+    KeyComparator icmp, std::vector<std::unique_ptr<Iterator>> children) {
   if (children.empty()) return NewEmptyIterator();
   if (children.size() == 1) return std::move(children[0]);
-  return std::make_unique<MergingIterator>(std::move(children));
+  return std::make_unique<MergingIterator>(icmp, std::move(children));
 }
 
 }  // namespace sift

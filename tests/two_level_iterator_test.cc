@@ -32,7 +32,7 @@ using Entries = std::vector<std::pair<std::string, std::string>>;
 class FakeIterator final : public Iterator {
  public:
   FakeIterator(Entries entries, std::set<std::string> poison = {},
-               KeyComparator cmp = BytewiseCompare)
+               KeyComparator cmp = KeyComparator::Bytes())
       : entries_(std::move(entries)), poison_(std::move(poison)), cmp_(cmp) {}
 
   bool fail_seeks = false;
@@ -197,13 +197,14 @@ TEST(MergingIteratorTest, KeepsAChildsErrorThroughADirectionChange) {
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(std::make_unique<FakeIterator>(
       Entries{{ikey("a", 1), "a"}, {ikey("c", 1), "c"}},
-      std::set<std::string>{}, CompareInternalKeys));
+      std::set<std::string>{}, KeyComparator::Internal(BytewiseComparator())));
   auto failing = std::make_unique<FakeIterator>(
       Entries{{ikey("b", 1), "b"}, {ikey("d", 1), "d"}},
-      std::set<std::string>{}, CompareInternalKeys);
+      std::set<std::string>{}, KeyComparator::Internal(BytewiseComparator()));
   FakeIterator* b = failing.get();
   children.push_back(std::move(failing));
-  std::unique_ptr<Iterator> merged = NewMergingIterator(std::move(children));
+  std::unique_ptr<Iterator> merged = NewMergingIterator(
+      KeyComparator::Internal(BytewiseComparator()), std::move(children));
   merged->SeekToFirst();
   merged->Next();
   merged->Next();
@@ -251,7 +252,8 @@ TEST(TableIteratorTest, CountsItsBlockReads) {
   const uint64_t size = *env->GetFileSize("/t.sst");
   auto raf = env->NewRandomAccessFile("/t.sst");
   ASSERT_TRUE(raf.ok());
-  auto table = Table::Open("/t.sst", *std::move(raf), size, &cache);
+  auto table = Table::Open("/t.sst", *std::move(raf), size, &cache,
+                           BytewiseComparator());
   ASSERT_TRUE(table.ok()) << table.status();
   uint64_t data_blocks = 0, data_bytes = 0;
   for (const Table::BlockInfo& b : (*table)->Blocks()) {

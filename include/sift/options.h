@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "sift/comparator.h"
+
 namespace sift {
 
 class Env;
@@ -107,6 +109,13 @@ struct Options {
   // read or compaction reaches the damaged block (every block read from a
   // file is checksummed), and a damaged filter is never trusted.
   bool paranoid_checks = false;
+
+  // The order of keys (sift/comparator.h). A database is always opened
+  // with a comparator of the name it was created with: another name fails
+  // Open with InvalidArgument. Not owned; must outlive the DB. Must not be
+  // null. Default: BytewiseComparator(), which siftdb compares inline;
+  // any other comparator costs a virtual call per key compare.
+  const Comparator* comparator = BytewiseComparator();
 
   // Where files live. nullptr means the POSIX file system (Env::Default()).
   // Not owned; must outlive the DB. Default: nullptr.

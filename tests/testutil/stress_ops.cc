@@ -297,7 +297,7 @@ absl::Status StressRunner::Settle(const char* after) {
     return absl::Status(v.code(),
                         absl::StrCat("after ", after, ": ", v.message()));
   }
-  model_ = expected_.base();
+  model_ = Model(expected_.base().begin(), expected_.base().end());
   return absl::OkStatus();
 }
 

@@ -28,6 +28,7 @@
 #include "sift/env.h"
 #include "tests/testutil/expected_state.h"
 #include "tests/testutil/fault_env.h"
+#include "tests/testutil/model_checks.h"
 
 namespace sift::test {
 
@@ -75,7 +76,7 @@ class StressRunner {
   const StressCounts& counts() const { return counts_; }
 
  private:
-  using Model = std::map<std::string, std::string>;
+  using Model = ModelMap;
   struct Snap {
     const Snapshot* snapshot;
     Model model;
