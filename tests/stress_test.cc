@@ -24,7 +24,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "sift/options.h"
@@ -33,13 +32,6 @@
 
 namespace sift::test {
 namespace {
-
-int EnvInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  int n;
-  if (v != nullptr && absl::SimpleAtoi(v, &n) && n > 0) return n;
-  return fallback;
-}
 
 // Operations per sequence under ctest. A sanitizer build runs a fifth, 5x
 // faster at 5-10x the cost per operation; it still meets each rare kind
@@ -113,6 +105,7 @@ bool RunSeed(uint64_t seed, int num_ops, StressCounts* total) {
     total->crashes += c.crashes;
     total->faults += c.faults;
     total->reopens += c.reopens;
+    total->writes_dropped += c.writes_dropped;
     if (s.ok()) continue;
     std::printf("stress: seed %llu, config %s FAILED: %s\n",
                 static_cast<unsigned long long>(seed), config.name,
@@ -132,12 +125,13 @@ bool RunSeed(uint64_t seed, int num_ops, StressCounts* total) {
 void PrintCounts(const char* what, const StressCounts& c) {
   std::printf(
       "%s: %llu ops, %llu writes acknowledged, %llu crashes, %llu faults, "
-      "%llu reopens, writes lost: 0\n",
+      "%llu reopens, %llu unsynced or failed writes dropped, writes lost: 0\n",
       what, static_cast<unsigned long long>(c.ops),
       static_cast<unsigned long long>(c.writes_acked),
       static_cast<unsigned long long>(c.crashes),
       static_cast<unsigned long long>(c.faults),
-      static_cast<unsigned long long>(c.reopens));
+      static_cast<unsigned long long>(c.reopens),
+      static_cast<unsigned long long>(c.writes_dropped));
 }
 
 TEST(StressTest, FixedSeeds) {
@@ -183,8 +177,8 @@ TEST(StressTest, ForAsLongAsAsked) {
     ++sequences;
     if (sequences % 10 == 0) PrintCounts("so far", total);
   }
-  std::printf("%d sequences\n", sequences);
-  PrintCounts("total", total);
+  std::printf("stress total (single-threaded): %d sequences\n", sequences);
+  PrintCounts("stress total (single-threaded)", total);
 }
 
 }  // namespace

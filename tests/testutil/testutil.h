@@ -15,6 +15,10 @@ namespace sift::test {
 // `fallback`. Tests print it so a failure replays exactly.
 uint64_t TestSeed(uint64_t fallback);
 
+// The positive integer in environment variable `name` (a test's size knob,
+// e.g. SIFT_STRESS_OPS), or `fallback` when it is unset or not one.
+int EnvInt(const char* name, int fallback);
+
 // True in a build instrumented by a sanitizer (CMake's SIFT_SANITIZE sets
 // SIFT_SANITIZED_TESTS), where tests run 5-10x slower. A sanitizer finds
 // its errors on a code path, not by repetition: tests whose size only buys
