@@ -12,10 +12,14 @@
 namespace sift {
 namespace {
 
-// Bytewise user-key order, decided by the stored prefixes when they differ
-// (a sort of a batch makes many comparisons per key).
+// User-key order under the DB's comparator. For the bytewise one the
+// stored prefixes decide most pairs inline (a sort of a batch makes many
+// comparisons per key).
 struct UserKeyLess {
+  const KeyComparator* icmp;
   bool operator()(const MultiGetKey* a, const MultiGetKey* b) const {
+    if (!icmp->bytewise())
+      return icmp->CompareUser(a->user_key, b->user_key) < 0;
     if (a->prefix != b->prefix) return a->prefix < b->prefix;
     return a->user_key < b->user_key;
   }
@@ -144,9 +148,11 @@ void Version::MultiGet(const ReadOptions& options,
     first.user_key = f.smallest_user_key();
     first.prefix = UserKeyPrefix(first.user_key);
     probe.AddFile(f, PinnedTable(0, i));
-    for (auto it =
-             std::lower_bound(keys.begin(), keys.end(), &first, UserKeyLess());
-         it != keys.end() && (*it)->user_key <= f.largest_user_key(); ++it) {
+    for (auto it = std::lower_bound(keys.begin(), keys.end(), &first,
+                                    UserKeyLess{&icmp});
+         it != keys.end() &&
+         icmp.CompareUser((*it)->user_key, f.largest_user_key()) <= 0;
+         ++it) {
       if (!(*it)->done) probe.AddKey(*it);
     }
   }
@@ -170,9 +176,10 @@ void Version::MultiGet(const ReadOptions& options,
       const FileMetaData& f = *fl[i];
       probe.AddFile(f, PinnedTable(level, i));
       for (; k < keys.size() &&
-             CompareInternalKeys(f.largest, keys[k]->internal_key) >= 0;
+             icmp.Compare(f.largest, keys[k]->internal_key) >= 0;
            ++k) {
-        if (!keys[k]->done && keys[k]->user_key >= f.smallest_user_key()) {
+        if (!keys[k]->done &&
+            icmp.CompareUser(keys[k]->user_key, f.smallest_user_key()) >= 0) {
           probe.AddKey(keys[k]);
         }
       }
@@ -227,7 +234,7 @@ std::vector<absl::Status> DBImpl::MultiGet(
     k.internal_key = std::string_view(ikeys).substr(begin);
     pending.push_back(&k);
   }
-  std::sort(pending.begin(), pending.end(), UserKeyLess());
+  std::sort(pending.begin(), pending.end(), UserKeyLess{&view->version->icmp});
   if (!pending.empty()) {
     view->version->MultiGet(options, pending, table_cache_.get(), &stats);
   }

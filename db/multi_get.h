@@ -20,7 +20,7 @@ namespace sift {
 // One key of a batch on its way through the read view.
 struct MultiGetKey {
   std::string_view user_key;
-  uint64_t prefix = 0;  // UserKeyPrefix(user_key): orders most pairs
+  uint64_t prefix = 0;  // UserKeyPrefix(user_key): orders most bytewise pairs
   // user_key at the batch's sequence, as a table lookup key (LookupKey's
   // internal_key); set once the memtables have missed.
   std::string_view internal_key;

@@ -38,6 +38,10 @@ struct MultiGetKey;
 
 class Version {
  public:
+  explicit Version(KeyComparator icmp) : icmp(icmp) {}
+
+  // The order of the files' keys (Options::comparator).
+  const KeyComparator icmp;
   // Level 0 newest first (highest file number first); levels >= 1 sorted
   // by smallest key, disjoint.
   FileList files[config::kNumLevels];
@@ -53,9 +57,9 @@ class Version {
                    uint64_t hash, TableCache* cache, std::string* value,
                    GetResult* result, LocalStats* stats) const;
 
-  // Get for each undecided key of `keys` (sorted by user key; duplicates
-  // allowed), in the order Get visits files for each: a key is done at the
-  // first file that decides it. Each candidate file is opened and its
+  // Get for each undecided key of `keys` (sorted by user key under icmp;
+  // duplicates allowed), in the order Get visits files for each: a key is done
+  // at the first file that decides it. Each candidate file is opened and its
   // filter probed once for all the keys in its range (db/multi_get.h).
   void MultiGet(const ReadOptions& options, absl::Span<MultiGetKey* const> keys,
                 TableCache* cache, LocalStats* stats) const;
@@ -82,8 +86,9 @@ class Version {
 
   // The first file at `level` >= 1 whose largest key is at or after ikey
   // (whose user key is user_key): FindFile, but searching the contiguous
-  // 8-byte prefixes of the files' largest user keys first, so that a Get
-  // does not chase a pointer per step of the binary search.
+  // 8-byte prefixes of the files' largest user keys first (bytewise
+  // comparator only), so that a Get does not chase a pointer per step of
+  // the binary search.
   size_t FindFileFast(int level, std::string_view user_key,
                       std::string_view ikey) const;
   // Fills largest_prefix from files; VersionSet::Finalize calls it.
@@ -94,7 +99,8 @@ class Version {
   }
   uint64_t LevelBytes(int level) const;
 
-  // Per level, UserKeyPrefix of each file's largest user key (file order).
+  // Per level, UserKeyPrefix of each file's largest user key (file order);
+  // empty unless icmp is bytewise.
   std::vector<uint64_t> largest_prefix[config::kNumLevels];
 
   // The pinned table of files[level][i], or null (not pinned, or a Version
@@ -111,8 +117,9 @@ class Version {
 };
 
 // Index of the first file in a sorted, disjoint level whose largest key is
-// >= ikey (files.size() if none).
-size_t FindFile(const FileList& files, std::string_view ikey);
+// >= ikey under icmp (files.size() if none).
+size_t FindFile(const KeyComparator& icmp, const FileList& files,
+                std::string_view ikey);
 
 class VersionSet {
  public:
@@ -203,6 +210,7 @@ class VersionSet {
 
   const std::string dbname_;
   const Options options_;
+  const KeyComparator icmp_;  // from options_.comparator
   TableCache* const table_cache_;
   Env* const env_;
 

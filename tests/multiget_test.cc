@@ -1,8 +1,8 @@
 // DB::MultiGet: the answers of a loop of Get at one sequence, from every
 // place a key can live (memtable, immutable memtable, level 0, deeper
-// levels), under snapshots and on a read-only DB; one sequence for the
-// whole batch while another thread writes; statistics counted as Get
-// counts them.
+// levels), under snapshots, other comparators and on a read-only DB; one
+// sequence for the whole batch while another thread writes; statistics counted
+// as Get counts them.
 
 #include <atomic>
 #include <chrono>
@@ -21,6 +21,7 @@
 #include "sift/env.h"
 #include "tests/testutil/db_files.h"
 #include "tests/testutil/gate_env.h"
+#include "tests/testutil/test_comparators.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
@@ -222,6 +223,21 @@ void MultiGetTest::RunEquivalence(uint64_t seed) {
   for (int i = 0; i < 20; ++i) {
     ASSERT_NO_FATAL_FAILURE(
         ExpectAsGets(read_only->get(), nullptr, RandomBatch(&rnd), &model));
+  }
+}
+
+// Files, blocks and the batch's sort follow Options::comparator: orders
+// unlike bytewise catch any bytewise compare left on the path.
+TEST_F(MultiGetTest, AnswersAsALoopOfGetUnderOtherComparators) {
+  for (const Comparator* cmp :
+       {test::ReverseBytewiseComparator(), test::NumericSuffixComparator()}) {
+    options_.comparator = cmp;
+    const uint64_t s = test::TestSeed(4);
+    std::printf("multiget: %s, seed %llu\n", cmp->Name(),
+                static_cast<unsigned long long>(s));
+    ASSERT_NO_FATAL_FAILURE(RunEquivalence(s)) << cmp->Name() << " seed " << s;
+    db_.reset();
+    ASSERT_TRUE(DestroyDB("/db", options_).ok());
   }
 }
 
