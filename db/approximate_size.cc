@@ -26,8 +26,8 @@ absl::StatusOr<uint64_t> OffsetInFile(const Version& v, int level, size_t i,
                                       std::string_view ikey,
                                       TableCache* cache) {
   const FileMetaData& f = *v.files[level][i];
-  if (CompareInternalKeys(ikey, f.smallest) <= 0) return 0;
-  if (CompareInternalKeys(ikey, f.largest) > 0) return f.file_size;
+  if (v.icmp.Compare(ikey, f.smallest) <= 0) return 0;
+  if (v.icmp.Compare(ikey, f.largest) > 0) return f.file_size;
   if (const Table* pinned = v.PinnedTable(level, i); pinned != nullptr) {
     return pinned->ApproximateOffsetOf(ikey);
   }
@@ -46,11 +46,11 @@ absl::StatusOr<uint64_t> FileBytesInRange(const Version& v,
     const FileList& files = v.files[level];
     // Levels >= 1 are sorted and disjoint: start at the first file that can
     // reach start and stop at the first one wholly at or after limit.
-    const size_t first = level == 0 ? 0 : FindFile(files, start);
+    const size_t first = level == 0 ? 0 : FindFile(v.icmp, files, start);
     for (size_t i = first; i < files.size(); ++i) {
       const FileMetaData& f = *files[i];
-      if (CompareInternalKeys(f.largest, start) < 0) continue;
-      if (CompareInternalKeys(f.smallest, limit) >= 0) {
+      if (v.icmp.Compare(f.largest, start) < 0) continue;
+      if (v.icmp.Compare(f.smallest, limit) >= 0) {
         if (level == 0) continue;
         break;
       }
@@ -62,13 +62,14 @@ absl::StatusOr<uint64_t> FileBytesInRange(const Version& v,
   return sum;
 }
 
-// Bytes of keys and values mem holds for internal keys in [start, limit).
-uint64_t MemTableBytesInRange(const MemTable& mem, std::string_view start,
-                              std::string_view limit) {
+// Bytes of keys and values mem holds for internal keys in [start, limit)
+// (ordered by icmp).
+uint64_t MemTableBytesInRange(const MemTable& mem, const KeyComparator& icmp,
+                              std::string_view start, std::string_view limit) {
   uint64_t sum = 0;
   std::unique_ptr<Iterator> it = mem.NewIterator();
-  for (it->Seek(start);
-       it->Valid() && CompareInternalKeys(it->key(), limit) < 0; it->Next()) {
+  for (it->Seek(start); it->Valid() && icmp.Compare(it->key(), limit) < 0;
+       it->Next()) {
     sum += it->key().size() + it->value().size();
   }
   return sum;
@@ -84,10 +85,11 @@ absl::StatusOr<std::vector<uint64_t>> DBImpl::GetApproximateSizes(
         "files nor memtables");
   }
   const ReadViewCache::Ref view = views_.Acquire();
+  const KeyComparator& icmp = view->version->icmp;
   std::vector<uint64_t> sizes;
   sizes.reserve(ranges.size());
   for (const Range& r : ranges) {
-    if (CompareUserKeys(r.limit, r.start) <= 0) {
+    if (icmp.CompareUser(r.limit, r.start) <= 0) {
       sizes.push_back(0);
       continue;
     }
@@ -99,9 +101,9 @@ absl::StatusOr<std::vector<uint64_t>> DBImpl::GetApproximateSizes(
                                               table_cache_.get()));
     }
     if (options.include_memtables) {
-      size += MemTableBytesInRange(*view->mem, start, limit);
+      size += MemTableBytesInRange(*view->mem, icmp, start, limit);
       if (view->imm != nullptr) {
-        size += MemTableBytesInRange(*view->imm, start, limit);
+        size += MemTableBytesInRange(*view->imm, icmp, start, limit);
       }
     }
     sizes.push_back(size);
