@@ -6,15 +6,41 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "sift/c.h"
+#include "sift/comparator.h"
 #include "sift/db.h"
 #include "sift/env.h"
 #include "sift/options.h"
 #include "sift/sst_file_writer.h"
 #include "sift/write_batch.h"
 
+// A user comparator from C callbacks. Keys are never shortened: the index
+// keeps whole keys (leaving them alone is always correct).
+struct sift_comparator_t : sift::Comparator {
+  using CompareFn = int (*)(void*, const char*, size_t, const char*, size_t);
+  using NameFn = const char* (*)(void*);
+  sift_comparator_t(void* state, void (*destructor)(void*), CompareFn compare,
+                    NameFn name)
+      : state_(state),
+        destructor_(destructor),
+        compare_(compare),
+        name_(name) {}
+  ~sift_comparator_t() override;
+
+  int Compare(std::string_view a, std::string_view b) const override;
+  const char* Name() const override;
+  void FindShortestSeparator(std::string*, std::string_view) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+
+ private:
+  void* const state_;
+  void (*const destructor_)(void*);
+  const CompareFn compare_;
+  const NameFn name_;
+};
 struct sift_db_t {
   std::unique_ptr<sift::DB> rep;
 };

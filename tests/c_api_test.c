@@ -267,6 +267,80 @@ static void TestSstFileWriter(sift_options_t* options) {
   sift_sstfilewriter_destroy(w);
 }
 
+/* Keys in reverse bytewise order, named "reverse". */
+static int CompareReverse(void* state, const char* a, size_t alen,
+                          const char* b, size_t blen) {
+  ++*(int*)state;
+  size_t n = alen < blen ? alen : blen;
+  int r = memcmp(a, b, n);
+  if (r == 0) r = alen < blen ? -1 : (alen > blen ? 1 : 0);
+  return -r;
+}
+static const char* NameReverse(void* state) {
+  (void)state;
+  return "reverse";
+}
+static const char* NameOther(void* state) {
+  (void)state;
+  return "other";
+}
+static void CountDestroyed(void* state) { *(int*)state = -1; }
+
+/* A user comparator orders memtable and tables alike, survives reopen,
+   and a database refuses a comparator of another name. */
+static void TestComparator(sift_env_t* env, const sift_readoptions_t* ro,
+                           const sift_writeoptions_t* wo) {
+  char* err = NULL;
+  int calls = 0;
+  sift_comparator_t* cmp = sift_comparator_create(&calls, CountDestroyed,
+                                                  CompareReverse, NameReverse);
+  sift_options_t* options = sift_options_create();
+  sift_options_set_env(options, env);
+  sift_options_set_create_if_missing(options, 1);
+  sift_options_set_comparator(options, cmp);
+  sift_db_t* db = sift_open(options, "/reverse", &err);
+  CHECK_NO_ERROR(err);
+  if (db == NULL) return;
+  Put(db, wo, "a", "1");
+  Put(db, wo, "c", "3");
+  sift_flush(db, &err);
+  CHECK_NO_ERROR(err);
+  Put(db, wo, "b", "2");
+  sift_close(db);
+  db = sift_open(options, "/reverse", &err);
+  CHECK_NO_ERROR(err);
+  if (db == NULL) return;
+  char order[8] = "";
+  sift_iterator_t* it = sift_create_iterator(db, ro);
+  for (sift_iter_seek_to_first(it); sift_iter_valid(it); sift_iter_next(it)) {
+    size_t len;
+    const char* k = sift_iter_key(it, &len);
+    strncat(order, k, len);
+  }
+  CHECK(strcmp(order, "cba") == 0);
+  sift_iter_destroy(it);
+  sift_close(db);
+  CHECK(calls > 0);
+
+  /* Another name: refused, naming both. */
+  int other_calls = 0;
+  sift_comparator_t* other =
+      sift_comparator_create(&other_calls, NULL, CompareReverse, NameOther);
+  sift_options_set_comparator(options, other);
+  CHECK(sift_open(options, "/reverse", &err) == NULL);
+  CHECK(err != NULL && strstr(err, "reverse") != NULL &&
+        strstr(err, "other") != NULL);
+  sift_free(err);
+  err = NULL;
+  sift_comparator_destroy(other);
+  sift_options_set_comparator(options, NULL); /* bytewise: refused too */
+  CHECK(sift_open(options, "/reverse", &err) == NULL);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  sift_options_destroy(options);
+  sift_comparator_destroy(cmp);
+  CHECK(calls == -1); /* the destructor ran with its state */
+}
+
 int main(void) {
   char* err = NULL;
   sift_env_t* env = sift_create_mem_env();
@@ -369,6 +443,7 @@ int main(void) {
   EXPECT_ERROR(err, "FAILED_PRECONDITION");
 
   TestSstFileWriter(options);
+  TestComparator(env, ro, wo);
 
   sift_options_destroy(options);
   sift_readoptions_destroy(ro);

@@ -21,8 +21,8 @@
      thread at a time.
 
    Options objects are copied when used (sift_open copies the options), so
-   they may be changed or destroyed afterwards; comparators and filter
-   policies set in them must outlive every DB opened with them. */
+   they may be changed or destroyed afterwards; a comparator set in them
+   must outlive every DB opened with it. */
 
 #ifndef SIFT_INCLUDE_C_H_
 #define SIFT_INCLUDE_C_H_
@@ -34,6 +34,7 @@
 extern "C" {
 #endif
 
+typedef struct sift_comparator_t sift_comparator_t;
 typedef struct sift_db_t sift_db_t;
 typedef struct sift_env_t sift_env_t;
 typedef struct sift_iterator_t sift_iterator_t;
@@ -199,6 +200,22 @@ sift_env_t* sift_create_default_env(void);
 sift_env_t* sift_create_mem_env(void);
 void sift_env_destroy(sift_env_t* env);
 
+/* ---- Comparators (sift/comparator.h) ----------------------------------- */
+
+/* A user order of keys: compare(state, a, alen, b, blen) returns < 0, 0 or
+   > 0 as memcmp does; name(state) names the order, which the database
+   records (opening it under another name fails with INVALID_ARGUMENT).
+   Both are called from many threads at once. Index keys are not shortened
+   (sift/comparator.h's hooks are left out: always correct, a larger
+   index). destructor(state), if destructor is not NULL, runs at
+   sift_comparator_destroy. REQUIRES: outlives every DB opened with it. */
+sift_comparator_t* sift_comparator_create(
+    void* state, void (*destructor)(void* state),
+    int (*compare)(void* state, const char* a, size_t alen, const char* b,
+                   size_t blen),
+    const char* (*name)(void* state));
+void sift_comparator_destroy(sift_comparator_t* cmp);
+
 /* ---- Options (sift/options.h) ------------------------------------------ */
 
 /* Every field starts at the C++ default, documented in sift/options.h
@@ -211,6 +228,9 @@ void sift_options_set_error_if_exists(sift_options_t* options, uint8_t v);
 void sift_options_set_paranoid_checks(sift_options_t* options, uint8_t v);
 /* NULL: the POSIX file system. Not owned. */
 void sift_options_set_env(sift_options_t* options, sift_env_t* env);
+/* NULL: bytewise order (the default). Not owned. */
+void sift_options_set_comparator(sift_options_t* options,
+                                 sift_comparator_t* cmp);
 enum {
   sift_wal_tolerate_corrupted_tail_records = 0,
   sift_wal_absolute_consistency = 1,
