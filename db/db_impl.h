@@ -7,6 +7,7 @@
 //   recovery.cc       recovery from MANIFEST and WAL at Open
 //   db_read_only.cc   DB::OpenForReadOnly
 //   db_properties.cc  GetProperty and statistics text
+//   approximate_size.cc  GetApproximateSizes
 //   resume.cc         Resume: clearing a background error (db_write.cc
 //                     queues it as a writer)
 //
@@ -94,6 +95,9 @@ class DBImpl final : public DB {
                             std::optional<std::string_view> end) override;
   absl::Status WaitForCompaction() override;
   std::optional<std::string> GetProperty(std::string_view name) override;
+  absl::StatusOr<std::vector<uint64_t>> GetApproximateSizes(
+      const SizeApproximationOptions& options,
+      absl::Span<const Range> ranges) override;
   Statistics GetStatistics() override { return stats_.Snapshot(); }
   absl::Status Resume() override;
 

@@ -184,6 +184,11 @@ size_t Table::FindBlock(std::string_view ikey) const {
   return static_cast<size_t>(it - index_.begin());
 }
 
+uint64_t Table::ApproximateOffsetOf(std::string_view ikey) const {
+  const size_t i = FindBlock(ikey);
+  return i == index_.size() ? file_size_ : index_[i].handle.offset;
+}
+
 // The first level of a table iterator: the in-memory index. Keys are the
 // separators; a value is the entry's position (fixed64), which the opener
 // below turns back into the block handle.

@@ -113,6 +113,12 @@ class Table {
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
                                         ReadCounterSink* sink = nullptr) const;
 
+  // Where the data for internal keys >= ikey starts, as a byte offset into
+  // the file: the offset of the first data block that may hold such a key,
+  // or the file size when no block does (so the filter, index and footer
+  // count with the file's last keys). From the in-memory index: no I/O.
+  uint64_t ApproximateOffsetOf(std::string_view ikey) const;
+
   const TableProperties& properties() const { return properties_; }
   const std::string& file_name() const { return file_name_; }
   uint64_t file_size() const { return file_size_; }

@@ -58,6 +58,24 @@ class Snapshot {
   virtual ~Snapshot() = default;
 };
 
+// The user keys k with start <= k < limit (none when limit <= start).
+struct Range {
+  std::string_view start;
+  std::string_view limit;
+};
+
+// What DB::GetApproximateSizes counts (RocksDB's SizeApproximationOptions).
+// At least one of the two must be true.
+struct SizeApproximationOptions {
+  // Count the bytes of table files holding the range. Default: true.
+  bool include_files = true;
+  // Also count the bytes of keys and values the memtables hold in the range
+  // (counted exactly, by walking those entries: the cost grows with the
+  // entries in range, at most a write buffer's worth). Default: false, as
+  // LevelDB, which counts files only.
+  bool include_memtables = false;
+};
+
 class DB {
  public:
   // Opens (or, with create_if_missing, creates) the database at path,
@@ -172,6 +190,21 @@ class DB {
   //                               and records replayed, damaged records and
   //                               bytes dropped (Options::wal_recovery_mode)
   virtual std::optional<std::string> GetProperty(std::string_view name) = 0;
+
+  // For each range, about how many bytes of storage its keys take, as
+  // LevelDB's and RocksDB's GetApproximateSizes: a table file wholly inside
+  // the range counts whole (data, filter and index), one the range cuts
+  // counts the bytes between the data blocks where its bounds fall (from
+  // the in-memory index: no data block is read). So the sizes of adjacent
+  // ranges add up, granularity is a block, and data written since the last
+  // flush counts only with options.include_memtables. Sizes are of
+  // compressed, on-disk bytes and include entries that snapshots or
+  // pending compaction keep (old versions, tombstones). InvalidArgument if
+  // options includes neither files nor memtables; the error of a table
+  // that cannot be opened.
+  virtual absl::StatusOr<std::vector<uint64_t>> GetApproximateSizes(
+      const SizeApproximationOptions& options,
+      absl::Span<const Range> ranges) = 0;
 
   // The counters, in total and per level.
   virtual Statistics GetStatistics() = 0;
