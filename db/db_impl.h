@@ -8,6 +8,7 @@
 //   db_properties.cc  GetProperty and statistics text
 //   resume.cc         Resume: clearing a background error (db_write.cc
 //                     queues it as a writer)
+//   checkpoint.cc     CreateCheckpoint
 //
 // Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "db/dbformat.h"
 #include "db/log_writer.h"
 #include "db/memtable.h"
@@ -92,6 +94,8 @@ class DBImpl final : public DB {
   std::optional<std::string> GetProperty(std::string_view name) override;
   Statistics GetStatistics() override { return stats_.Snapshot(); }
   absl::Status Resume() override;
+  absl::Status CreateCheckpoint(const std::string& dir,
+                                uint64_t* sequence) override;
 
  private:
   struct Writer;
@@ -114,6 +118,19 @@ class DBImpl final : public DB {
   WriteBatch* BuildBatchGroup(Writer** last_writer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NewLogFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs fn at the front of the writer queue, as a writer no other joins:
+  // no write touches the log or the memtable until fn returns (fn may
+  // release mu_; writers queue meanwhile).
+  absl::Status RunAsFrontWriter(absl::FunctionRef<absl::Status()> fn)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- checkpoint.cc
+  struct CheckpointState;
+  // The state a checkpoint copies, taken as the front writer; pins the
+  // logs it names (release with UnpinLogs).
+  absl::Status CaptureCheckpointState(CheckpointState* state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnpinLogs(uint64_t first) ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- resume.cc
   // REQUIRES: the caller is the front writer (see Resume).
@@ -181,6 +198,9 @@ class DBImpl final : public DB {
   std::multiset<SequenceNumber> snapshots_ ABSL_GUARDED_BY(mu_);
   // Table files being written, not yet in a Version: never deleted.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
+  // Logs being copied (by CreateCheckpoint): every log numbered at or
+  // above the smallest pin is kept, even once tables hold its data.
+  std::multiset<uint64_t> log_pins_ ABSL_GUARDED_BY(mu_);
   ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
   // The compaction running without the mutex, if any. A memtable flushed
   // meanwhile must not land at its output level inside its range:

@@ -166,6 +166,25 @@ class DB {
   // again later. A DataLoss error (a damaged file) is not cleared: it is
   // returned as is. Blocks while it flushes.
   virtual absl::Status Resume() = 0;
+
+  // Makes dir (which must not exist: InvalidArgument naming it) a database
+  // that opens on its own, read-write, holding exactly this DB's state at
+  // one moment: every write acknowledged before the call, none begun after
+  // it. Tables are hard links when dir is on the same file system (nearly
+  // free, and safe: tables are never modified) and copies otherwise; the
+  // write-ahead logs not yet in tables are copied up to their length at
+  // that moment, so the call costs about one memtable's worth of copying
+  // and never flushes. Writes and reads go on meanwhile: they wait only
+  // while the state is taken under the DB's lock (no I/O is done then).
+  // Everything in dir is synced before CURRENT is written, so a crash
+  // leaves either a complete checkpoint or a directory without CURRENT
+  // (not a database; delete it). On failure dir is removed again. If
+  // sequence is not null it receives the sequence number of the newest
+  // write the checkpoint holds (a snapshot taken when that was the newest
+  // sees the same data). FailedPrecondition on a DB opened read-only; the
+  // background error, if one has stopped writes.
+  virtual absl::Status CreateCheckpoint(const std::string& dir,
+                                        uint64_t* sequence = nullptr) = 0;
 };
 
 // What RepairDB kept and set aside.
