@@ -20,7 +20,7 @@ void DBImpl::RecordBackgroundError(const absl::Status& s) {
 }
 
 bool DBImpl::HasBackgroundWork() const {
-  return bg_error_.ok() &&
+  return bg_error_.ok() && !ingest_running_ &&
          (imm_ != nullptr || (manual_ != nullptr && !manual_->done) ||
           versions_->NeedsCompaction());
 }

@@ -9,6 +9,7 @@
 //   resume.cc         Resume: clearing a background error (db_write.cc
 //                     queues it as a writer)
 //   checkpoint.cc     CreateCheckpoint
+//   ingest.cc         IngestExternalFiles
 //
 // Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
@@ -45,6 +46,7 @@
 namespace sift {
 
 class Compaction;
+struct ExternalFile;
 
 // The user keys a compaction's inputs span, and its output level.
 struct CompactionRange {
@@ -96,6 +98,8 @@ class DBImpl final : public DB {
   absl::Status Resume() override;
   absl::Status CreateCheckpoint(const std::string& dir,
                                 uint64_t* sequence) override;
+  absl::Status IngestExternalFiles(const std::vector<std::string>& paths,
+                                   const IngestOptions& options) override;
 
  private:
   struct Writer;
@@ -131,6 +135,26 @@ class DBImpl final : public DB {
   absl::Status CaptureCheckpointState(CheckpointState* state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnpinLogs(uint64_t first) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- ingest.cc
+  // Copies (or links) files[i] to table numbers[i].
+  absl::Status PlaceIngestedFiles(const std::vector<ExternalFile>& files,
+                                  const std::vector<uint64_t>& numbers,
+                                  bool move_files) ABSL_LOCKS_EXCLUDED(mu_);
+  // Flushes the memtables if one overlaps a file (or refuses to).
+  absl::Status FlushForIngest(const std::vector<ExternalFile>& files,
+                              bool allow_blocking_flush)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Step 3 of ingest.cc: files[i] is table (*numbers)[i], renamed here to
+  // a new number, which is added to *reserved (and pending_outputs_).
+  // *committed is set once the MANIFEST may name the files.
+  // REQUIRES: the front writer, the background thread idle.
+  absl::Status InstallIngestedFiles(const std::vector<ExternalFile>& files,
+                                    const IngestOptions& options,
+                                    std::vector<uint64_t>* numbers,
+                                    std::vector<uint64_t>* reserved,
+                                    bool* committed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- resume.cc
   // REQUIRES: the caller is the front writer (see Resume).
@@ -208,6 +232,9 @@ class DBImpl final : public DB {
   // one level.
   std::optional<CompactionRange> running_compaction_ ABSL_GUARDED_BY(mu_);
   bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
+  // An ingest is installing its files: the background thread, which
+  // shares the MANIFEST with it, starts no work until it is done.
+  bool ingest_running_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   WalRecoveryStats wal_recovery_ ABSL_GUARDED_BY(mu_);
   // Sticky: once a flush, compaction or WAL write fails, writes stop.

@@ -26,6 +26,7 @@
 #include "sift/table_properties.h"
 #include "table/block.h"
 #include "table/format.h"
+#include "table/internal_key.h"
 #include "util/bloom.h"
 #include "util/cache.h"
 
@@ -58,9 +59,12 @@ class Table {
   // error messages. block_cache may be null (no caching); it must outlive
   // the Table. A damaged or unknown-format filter does not fail Open: the
   // table is read without it (filter_status() says why).
+  // global_sequence > 0: every entry is stored with sequence 0 and is read
+  // as if it had this sequence (an ingested file, db/FORMAT.md).
   static absl::StatusOr<std::unique_ptr<Table>> Open(
       std::string file_name, std::unique_ptr<RandomAccessFile> file,
-      uint64_t file_size, BlockCache* block_cache);
+      uint64_t file_size, BlockCache* block_cache,
+      SequenceNumber global_sequence = 0);
 
   ~Table();
   Table(const Table&) = delete;
@@ -98,6 +102,8 @@ class Table {
   const TableProperties& properties() const { return properties_; }
   const std::string& file_name() const { return file_name_; }
   uint64_t file_size() const { return file_size_; }
+  // The sequence all entries are read with, or 0: their own.
+  SequenceNumber global_sequence() const { return global_sequence_; }
   // Bytes pinned in memory: the filter and the index.
   size_t FilterMemory() const { return filter_size_; }
   size_t IndexMemory() const;
@@ -146,6 +152,7 @@ class Table {
   const uint64_t file_size_;
   BlockCache* const cache_;
   const uint64_t cache_id_;
+  SequenceNumber global_sequence_ = 0;
 
   TableProperties properties_;
   std::unique_ptr<Block> index_block_;

@@ -185,6 +185,37 @@ class DB {
   // background error, if one has stopped writes.
   virtual absl::Status CreateCheckpoint(const std::string& dir,
                                         uint64_t* sequence = nullptr) = 0;
+
+  // Adds the SSTables at paths, written by SstFileWriter (keys strictly
+  // increasing, sequence 0), to the DB atomically, as RocksDB's
+  // IngestExternalFile: after the call either every entry of every file is
+  // in the DB or, on failure, none is -- also across a crash at any point.
+  // The files' entries are newer than every entry already in the DB: they
+  // all get one new sequence number, recorded for each file in the
+  // MANIFEST (db/FORMAT.md, "File facts"), so they shadow older values of
+  // their keys, and snapshots and iterators made before the call do not
+  // see them. Each file goes to the deepest level whose files, and those
+  // of every level above it, it does not overlap (level 0 if it overlaps
+  // a level-0 file), so a file of keys new to the DB skips compaction.
+  //
+  // Before anything changes, every block of every file is read and its
+  // checksum checked, every key is checked to be in order with sequence 0,
+  // and the files' ranges are checked not to overlap one another (paths
+  // may come in any order). Refused with nothing changed: a file that
+  // cannot be read or is damaged (DataLoss naming file and offset), files
+  // that overlap each other or a key out of order (InvalidArgument naming
+  // them), an empty list or an empty file (InvalidArgument). A file's
+  // filter is kept as it was built (its fp chance and layout may differ
+  // from the DB's options); CompactRange rewrites it with the current
+  // options, as for any other file.
+  //
+  // Writes wait while the files are put in place: behind a running
+  // compaction's end, and behind a memtable flush when a file overlaps
+  // the memtable (see IngestOptions::allow_blocking_flush). Reads go on.
+  // FailedPrecondition on a DB opened read-only; the background error, if
+  // one has stopped writes.
+  virtual absl::Status IngestExternalFiles(
+      const std::vector<std::string>& paths, const IngestOptions& options) = 0;
 };
 
 // What RepairDB kept and set aside.

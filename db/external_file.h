@@ -1,0 +1,43 @@
+// ExternalFile: an SSTable from outside the DB (SstFileWriter's output),
+// read whole and checked before DB::IngestExternalFiles adds it.
+
+#ifndef SIFT_DB_EXTERNAL_FILE_H_
+#define SIFT_DB_EXTERNAL_FILE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "db/dbformat.h"
+#include "sift/env.h"
+#include "sift/table_properties.h"
+
+namespace sift {
+
+struct ExternalFile {
+  std::string path;
+  uint64_t size = 0;
+  std::string smallest, largest;  // user keys
+  ValueType smallest_type = kTypeValue, largest_type = kTypeValue;
+  TableProperties properties;
+};
+
+// Opens the table at path and reads every block, checking each checksum
+// and the filter, and every entry: sequence 0 (what SstFileWriter writes,
+// so that one global sequence can stand for all of them), user keys
+// strictly increasing in the DB's order, the count the properties record.
+// DataLoss (naming path and offset) for damage; InvalidArgument (naming
+// path and key) for a file no SstFileWriter wrote, or one with no entry.
+absl::StatusOr<ExternalFile> InspectExternalFile(Env* env,
+                                                 const std::string& path);
+
+// Sorts files by smallest key. InvalidArgument naming two files whose key
+// ranges overlap: their entries would share one sequence, so which is
+// newer could not be told.
+absl::Status SortDisjoint(std::vector<ExternalFile>* files);
+
+}  // namespace sift
+
+#endif  // SIFT_DB_EXTERNAL_FILE_H_
