@@ -41,12 +41,13 @@ namespace {
 // Writes a MANIFEST numbered manifest_number in dir holding one snapshot
 // record of state, then points CURRENT at it.
 absl::Status WriteCheckpointManifest(Env* env, const std::string& dir,
+                                     const Comparator* comparator,
                                      const Version& version,
                                      SequenceNumber sequence,
                                      uint64_t log_number,
                                      uint64_t manifest_number) {
   VersionEdit edit;
-  edit.has_comparator_ = true;
+  edit.SetComparatorName(comparator->Name());
   edit.SetFormatVersion(kDbFormatVersion);
   for (int level = 0; level < config::kNumLevels; ++level) {
     for (const auto& f : version.files[level]) edit.AddFile(level, f);
@@ -152,8 +153,9 @@ absl::Status DBImpl::CreateCheckpoint(const std::string& dir,
   }
   UnpinLogs(state.log_number);
   if (s.ok()) {
-    s = WriteCheckpointManifest(env_, dir, *state.version, state.sequence,
-                                state.log_number, state.next_file);
+    s = WriteCheckpointManifest(env_, dir, options_.comparator, *state.version,
+                                state.sequence, state.log_number,
+                                state.next_file);
   }
   if (!s.ok()) {
     if (created) RemoveCheckpointDir(env_, dir);

@@ -17,7 +17,8 @@ std::string Printable(std::string_view key) {
 }
 
 // Checks every entry t's iterator yields; fills the key range of *f.
-absl::Status CheckEntries(const Table& t, ExternalFile* f) {
+absl::Status CheckEntries(const Table& t, const Comparator* cmp,
+                          ExternalFile* f) {
   ReadOptions ro;
   ro.fill_cache = false;
   std::unique_ptr<Iterator> it = t.NewIterator(ro);
@@ -36,7 +37,7 @@ absl::Status CheckEntries(const Table& t, ExternalFile* f) {
                        "; an ingested file holds sequence 0 only, as "
                        "SstFileWriter writes"));
     }
-    if (entries > 0 && CompareUserKeys(k.user_key, last) <= 0) {
+    if (entries > 0 && cmp->Compare(k.user_key, last) <= 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           f->path, ": key '", Printable(k.user_key), "' does not follow '",
           Printable(last), "' in the DB's key order"));
@@ -66,32 +67,34 @@ absl::Status CheckEntries(const Table& t, ExternalFile* f) {
 }  // namespace
 
 absl::StatusOr<ExternalFile> InspectExternalFile(Env* env,
-                                                 const std::string& path) {
+                                                 const std::string& path,
+                                                 const Comparator* cmp) {
   ExternalFile f;
   f.path = path;
   ASSIGN_OR_RETURN(f.size, env->GetFileSize(path));
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    env->NewRandomAccessFile(path));
   ASSIGN_OR_RETURN(std::unique_ptr<Table> t,
-                   Table::Open(path, std::move(file), f.size, nullptr));
+                   Table::Open(path, std::move(file), f.size, nullptr, cmp));
   RETURN_IF_ERROR(t->VerifyChecksum());
   // A filter the reader cannot use would make every lookup read the file:
   // refuse it rather than ingest a silent slowdown.
   RETURN_IF_ERROR(t->filter_status());
   f.properties = t->properties();
-  RETURN_IF_ERROR(CheckEntries(*t, &f));
+  RETURN_IF_ERROR(CheckEntries(*t, cmp, &f));
   return f;
 }
 
-absl::Status SortDisjoint(std::vector<ExternalFile>* files) {
+absl::Status SortDisjoint(std::vector<ExternalFile>* files,
+                          const Comparator* cmp) {
   std::sort(files->begin(), files->end(),
-            [](const ExternalFile& a, const ExternalFile& b) {
-              return CompareUserKeys(a.smallest, b.smallest) < 0;
+            [cmp](const ExternalFile& a, const ExternalFile& b) {
+              return cmp->Compare(a.smallest, b.smallest) < 0;
             });
   for (size_t i = 1; i < files->size(); ++i) {
     const ExternalFile& a = (*files)[i - 1];
     const ExternalFile& b = (*files)[i];
-    if (CompareUserKeys(b.smallest, a.largest) <= 0) {
+    if (cmp->Compare(b.smallest, a.largest) <= 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "ingested files overlap: ", a.path, " ['", Printable(a.smallest),
           "', '", Printable(a.largest), "'] and ", b.path, " ['",

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "db/dbformat.h"
+#include "sift/comparator.h"
 #include "sift/env.h"
 #include "sift/table_properties.h"
 
@@ -27,16 +28,21 @@ struct ExternalFile {
 // Opens the table at path and reads every block, checking each checksum
 // and the filter, and every entry: sequence 0 (what SstFileWriter writes,
 // so that one global sequence can stand for all of them), user keys
-// strictly increasing in the DB's order, the count the properties record.
-// DataLoss (naming path and offset) for damage; InvalidArgument (naming
-// path and key) for a file no SstFileWriter wrote, or one with no entry.
+// strictly increasing under cmp (the DB's comparator), the count the
+// properties record. A table does not record its comparator
+// (table/FORMAT.md), so a file written under another order is refused
+// only when its keys are out of order under cmp. DataLoss (naming path
+// and offset) for damage; InvalidArgument (naming path and key) for a file
+// no SstFileWriter wrote for this order, or one with no entry.
 absl::StatusOr<ExternalFile> InspectExternalFile(Env* env,
-                                                 const std::string& path);
+                                                 const std::string& path,
+                                                 const Comparator* cmp);
 
-// Sorts files by smallest key. InvalidArgument naming two files whose key
-// ranges overlap: their entries would share one sequence, so which is
-// newer could not be told.
-absl::Status SortDisjoint(std::vector<ExternalFile>* files);
+// Sorts files by smallest key under cmp. InvalidArgument naming two files
+// whose key ranges overlap: their entries would share one sequence, so
+// which is newer could not be told.
+absl::Status SortDisjoint(std::vector<ExternalFile>* files,
+                          const Comparator* cmp);
 
 }  // namespace sift
 

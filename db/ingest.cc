@@ -35,15 +35,14 @@ namespace sift {
 namespace {
 
 // True if mem holds an entry whose user key is in [smallest, largest].
-bool MemTableOverlaps(const MemTable& mem, std::string_view smallest,
-                      std::string_view largest) {
+bool MemTableOverlaps(const MemTable& mem, const Comparator* cmp,
+                      std::string_view smallest, std::string_view largest) {
   if (mem.empty()) return false;
   std::unique_ptr<Iterator> it = mem.NewIterator();
   std::string target;
   AppendInternalKey(&target, smallest, kMaxSequenceNumber, kValueTypeForSeek);
   it->Seek(target);
-  return it->Valid() &&
-         CompareUserKeys(ExtractUserKey(it->key()), largest) <= 0;
+  return it->Valid() && cmp->Compare(ExtractUserKey(it->key()), largest) <= 0;
 }
 
 // The deepest level such that neither it nor any level above holds a file
@@ -67,10 +66,11 @@ absl::Status DBImpl::IngestExternalFiles(const std::vector<std::string>& paths,
   }
   std::vector<ExternalFile> files;
   for (const std::string& path : paths) {
-    ASSIGN_OR_RETURN(ExternalFile f, InspectExternalFile(env_, path));
+    ASSIGN_OR_RETURN(ExternalFile f,
+                     InspectExternalFile(env_, path, options_.comparator));
     files.push_back(std::move(f));
   }
-  RETURN_IF_ERROR(SortDisjoint(&files));
+  RETURN_IF_ERROR(SortDisjoint(&files, options_.comparator));
 
   // numbers: each file's current name; reserved: every number taken.
   std::vector<uint64_t> numbers, reserved;
@@ -133,10 +133,12 @@ absl::Status DBImpl::PlaceIngestedFiles(const std::vector<ExternalFile>& files,
 
 absl::Status DBImpl::FlushForIngest(const std::vector<ExternalFile>& files,
                                     bool allow_blocking_flush) {
-  auto overlaps = [&files](const MemTable* mem) {
+  auto overlaps = [&](const MemTable* mem) {
     if (mem == nullptr) return false;
     for (const ExternalFile& f : files) {
-      if (MemTableOverlaps(*mem, f.smallest, f.largest)) return true;
+      if (MemTableOverlaps(*mem, options_.comparator, f.smallest, f.largest)) {
+        return true;
+      }
     }
     return false;
   };

@@ -11,8 +11,9 @@ namespace {
 
 class GlobalSequenceIterator final : public Iterator {
  public:
-  GlobalSequenceIterator(std::unique_ptr<Iterator> base, SequenceNumber seq)
-      : base_(std::move(base)), seq_(seq) {}
+  GlobalSequenceIterator(std::unique_ptr<Iterator> base,
+                         const KeyComparator& icmp, SequenceNumber seq)
+      : base_(std::move(base)), icmp_(icmp), seq_(seq) {}
 
   bool Valid() const override { return base_->Valid(); }
   void SeekToFirst() override {
@@ -28,7 +29,8 @@ class GlobalSequenceIterator final : public Iterator {
     // sorts before the target (k, s) when seq_ > s, so it is skipped.
     base_->Seek(target);
     Update();
-    if (Valid() && ExtractUserKey(key_) == ExtractUserKey(target) &&
+    if (Valid() &&
+        icmp_.SameUser(ExtractUserKey(key_), ExtractUserKey(target)) &&
         seq_ > (ExtractTrailer(target) >> kValueTypeBits)) {
       Next();
     }
@@ -61,6 +63,7 @@ class GlobalSequenceIterator final : public Iterator {
   }
 
   const std::unique_ptr<Iterator> base_;
+  const KeyComparator icmp_;
   const SequenceNumber seq_;
   std::string key_;
 };
@@ -68,8 +71,9 @@ class GlobalSequenceIterator final : public Iterator {
 }  // namespace
 
 std::unique_ptr<Iterator> NewGlobalSequenceIterator(
-    std::unique_ptr<Iterator> base, SequenceNumber global_sequence) {
-  return std::make_unique<GlobalSequenceIterator>(std::move(base),
+    std::unique_ptr<Iterator> base, const KeyComparator& icmp,
+    SequenceNumber global_sequence) {
+  return std::make_unique<GlobalSequenceIterator>(std::move(base), icmp,
                                                   global_sequence);
 }
 

@@ -14,10 +14,12 @@
 
 namespace sift {
 
-// REQUIRES: base yields internal keys with sequence 0 and distinct user
-// keys (as SstFileWriter writes them); global_sequence > 0.
+// REQUIRES: base yields internal keys, ordered by icmp, with sequence 0
+// and distinct user keys (as SstFileWriter writes them);
+// global_sequence > 0.
 std::unique_ptr<Iterator> NewGlobalSequenceIterator(
-    std::unique_ptr<Iterator> base, SequenceNumber global_sequence);
+    std::unique_ptr<Iterator> base, const KeyComparator& icmp,
+    SequenceNumber global_sequence);
 
 }  // namespace sift
 

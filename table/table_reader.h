@@ -57,13 +57,14 @@ class Table {
  public:
   // Opens the table in `file` (of file_size bytes). file_name is used in
   // error messages. block_cache may be null (no caching); it must outlive
-  // the Table. A damaged or unknown-format filter does not fail Open: the
+  // the Table. comparator orders the keys: the one the table was written
+  // with. A damaged or unknown-format filter does not fail Open: the
   // table is read without it (filter_status() says why).
   // global_sequence > 0: every entry is stored with sequence 0 and is read
   // as if it had this sequence (an ingested file, db/FORMAT.md).
   static absl::StatusOr<std::unique_ptr<Table>> Open(
       std::string file_name, std::unique_ptr<RandomAccessFile> file,
-      uint64_t file_size, BlockCache* block_cache,
+      uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
       SequenceNumber global_sequence = 0);
 
   ~Table();
@@ -134,7 +135,7 @@ class Table {
   };
 
   Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
-        uint64_t file_size, BlockCache* cache);
+        uint64_t file_size, BlockCache* cache, const Comparator* comparator);
   absl::Status ReadMeta(const BlockHandle& metaindex);
   absl::Status ParseIndex(const BlockHandle& handle);
   void LoadFilter(const BlockHandle& handle);
@@ -152,6 +153,7 @@ class Table {
   const uint64_t file_size_;
   BlockCache* const cache_;
   const uint64_t cache_id_;
+  const KeyComparator icmp_;
   SequenceNumber global_sequence_ = 0;
 
   TableProperties properties_;

@@ -11,8 +11,9 @@ namespace {
 
 class UserIterator final : public Iterator {
  public:
-  UserIterator(std::unique_ptr<Iterator> iter, SequenceNumber sequence)
-      : iter_(std::move(iter)), sequence_(sequence) {}
+  UserIterator(KeyComparator icmp, std::unique_ptr<Iterator> iter,
+               SequenceNumber sequence)
+      : icmp_(icmp), iter_(std::move(iter)), sequence_(sequence) {}
 
   bool Valid() const override { return valid_; }
   // Forward: the internal iterator sits on the entry shown. Reverse: it
@@ -91,6 +92,7 @@ class UserIterator final : public Iterator {
   void FindNextUserEntry(bool skipping);
   void FindPrevUserEntry();
 
+  const KeyComparator icmp_;
   const std::unique_ptr<Iterator> iter_;
   const SequenceNumber sequence_;
   Direction direction_ = kForward;
@@ -110,7 +112,7 @@ void UserIterator::FindNextUserEntry(bool skipping) {
     if (ikey.type == kTypeDeletion) {
       saved_key_.assign(ikey.user_key);
       skipping = true;
-    } else if (!skipping || ikey.user_key.compare(saved_key_) > 0) {
+    } else if (!skipping || icmp_.CompareUser(ikey.user_key, saved_key_) > 0) {
       valid_ = true;
       saved_key_.clear();
       return;
@@ -158,7 +160,9 @@ void UserIterator::Prev() {
         saved_value_.clear();
         return;
       }
-      if (ExtractUserKey(iter_->key()).compare(saved_key_) < 0) break;
+      if (icmp_.CompareUser(ExtractUserKey(iter_->key()), saved_key_) < 0) {
+        break;
+      }
     }
     direction_ = kReverse;
   }
@@ -175,7 +179,8 @@ void UserIterator::FindPrevUserEntry() {
     if (ikey.sequence > sequence_) continue;
     // Entries of one user key arrive oldest first when moving backward; a
     // smaller user key means the previous key's entries are complete.
-    if (value_type != kTypeDeletion && ikey.user_key.compare(saved_key_) < 0) {
+    if (value_type != kTypeDeletion &&
+        icmp_.CompareUser(ikey.user_key, saved_key_) < 0) {
       break;
     }
     value_type = ikey.type;
@@ -202,9 +207,10 @@ void UserIterator::FindPrevUserEntry() {
 
 }  // namespace
 
-std::unique_ptr<Iterator> NewUserIterator(std::unique_ptr<Iterator> internal,
+std::unique_ptr<Iterator> NewUserIterator(KeyComparator icmp,
+                                          std::unique_ptr<Iterator> internal,
                                           SequenceNumber sequence) {
-  return std::make_unique<UserIterator>(std::move(internal), sequence);
+  return std::make_unique<UserIterator>(icmp, std::move(internal), sequence);
 }
 
 }  // namespace sift

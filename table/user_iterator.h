@@ -14,7 +14,9 @@
 namespace sift {
 
 // Entries newer than `sequence` are invisible.
-std::unique_ptr<Iterator> NewUserIterator(std::unique_ptr<Iterator> internal,
+// icmp orders the internal iterator's keys.
+std::unique_ptr<Iterator> NewUserIterator(KeyComparator icmp,
+                                          std::unique_ptr<Iterator> internal,
                                           SequenceNumber sequence);
 
 }  // namespace sift
