@@ -20,7 +20,7 @@ void DBImpl::RecordBackgroundError(const absl::Status& s) {
 }
 
 bool DBImpl::HasBackgroundWork() const {
-  return bg_error_.ok() &&
+  return bg_error_.ok() && !ingest_running_ &&
          (imm_ != nullptr || (manual_ != nullptr && !manual_->done) ||
           versions_->NeedsCompaction());
 }
@@ -128,6 +128,8 @@ void DBImpl::DeleteObsoleteFiles() {
   const uint64_t next = versions_->next_file_number();
   const uint64_t log_number = versions_->log_number();
   const uint64_t current_log = logfile_number_;
+  const uint64_t pinned_logs =
+      log_pins_.empty() ? UINT64_MAX : *log_pins_.begin();
   const uint64_t durable_manifest = versions_->durable_manifest_number();
   const uint64_t manifest = versions_->manifest_file_number();
   mu_.Unlock();
@@ -140,7 +142,8 @@ void DBImpl::DeleteObsoleteFiles() {
     bool keep = number >= next;
     switch (type) {
       case FileType::kLog:
-        keep = keep || number >= log_number || number == current_log;
+        keep = keep || number >= log_number || number == current_log ||
+               number >= pinned_logs;
         break;
       case FileType::kManifest:
         keep = keep || number >= durable_manifest;

@@ -10,6 +10,8 @@
 //   approximate_size.cc  GetApproximateSizes
 //   resume.cc         Resume: clearing a background error (db_write.cc
 //                     queues it as a writer)
+//   checkpoint.cc     CreateCheckpoint
+//   ingest.cc         IngestExternalFiles
 //
 // Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "db/dbformat.h"
 #include "db/log_writer.h"
 #include "db/memtable.h"
@@ -45,6 +48,7 @@
 namespace sift {
 
 class Compaction;
+struct ExternalFile;
 
 // The user keys a compaction's inputs span, and its output level.
 struct CompactionRange {
@@ -100,6 +104,10 @@ class DBImpl final : public DB {
       absl::Span<const Range> ranges) override;
   Statistics GetStatistics() override { return stats_.Snapshot(); }
   absl::Status Resume() override;
+  absl::Status CreateCheckpoint(const std::string& dir,
+                                uint64_t* sequence) override;
+  absl::Status IngestExternalFiles(const std::vector<std::string>& paths,
+                                   const IngestOptions& options) override;
 
  private:
   struct Writer;
@@ -122,6 +130,39 @@ class DBImpl final : public DB {
   WriteBatch* BuildBatchGroup(Writer** last_writer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NewLogFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs fn at the front of the writer queue, as a writer no other joins:
+  // no write touches the log or the memtable until fn returns (fn may
+  // release mu_; writers queue meanwhile).
+  absl::Status RunAsFrontWriter(absl::FunctionRef<absl::Status()> fn)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- checkpoint.cc
+  struct CheckpointState;
+  // The state a checkpoint copies, taken as the front writer; pins the
+  // logs it names (release with UnpinLogs).
+  absl::Status CaptureCheckpointState(CheckpointState* state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnpinLogs(uint64_t first) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- ingest.cc
+  // Copies (or links) files[i] to table numbers[i].
+  absl::Status PlaceIngestedFiles(const std::vector<ExternalFile>& files,
+                                  const std::vector<uint64_t>& numbers,
+                                  bool move_files) ABSL_LOCKS_EXCLUDED(mu_);
+  // Flushes the memtables if one overlaps a file (or refuses to).
+  absl::Status FlushForIngest(const std::vector<ExternalFile>& files,
+                              bool allow_blocking_flush)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Step 3 of ingest.cc: files[i] is table (*numbers)[i], renamed here to
+  // a new number, which is added to *reserved (and pending_outputs_).
+  // *committed is set once the MANIFEST may name the files.
+  // REQUIRES: the front writer, the background thread idle.
+  absl::Status InstallIngestedFiles(const std::vector<ExternalFile>& files,
+                                    const IngestOptions& options,
+                                    std::vector<uint64_t>* numbers,
+                                    std::vector<uint64_t>* reserved,
+                                    bool* committed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- resume.cc
   // REQUIRES: the caller is the front writer (see Resume).
@@ -191,6 +232,9 @@ class DBImpl final : public DB {
   std::multiset<SequenceNumber> snapshots_ ABSL_GUARDED_BY(mu_);
   // Table files being written, not yet in a Version: never deleted.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
+  // Logs being copied (by CreateCheckpoint): every log numbered at or
+  // above the smallest pin is kept, even once tables hold its data.
+  std::multiset<uint64_t> log_pins_ ABSL_GUARDED_BY(mu_);
   ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
   // The compaction running without the mutex, if any. A memtable flushed
   // meanwhile must not land at its output level inside its range:
@@ -198,6 +242,9 @@ class DBImpl final : public DB {
   // one level.
   std::optional<CompactionRange> running_compaction_ ABSL_GUARDED_BY(mu_);
   bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
+  // An ingest is installing its files: the background thread, which
+  // shares the MANIFEST with it, starts no work until it is done.
+  bool ingest_running_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   WalRecoveryStats wal_recovery_ ABSL_GUARDED_BY(mu_);
   // Sticky: once a flush, compaction or WAL write fails, writes stop.

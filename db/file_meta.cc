@@ -77,6 +77,9 @@ void EncodeFileFacts(const FileFacts& facts, std::string* dst) {
     PutVarint64(dst, facts.replacement->size);
     EncodeFilterFacts(facts.replacement->filter, dst);
   }
+  // Format 3; absent means 0, so files that are not ingested encode as in
+  // format 2.
+  if (facts.global_sequence != 0) PutVarint64(dst, facts.global_sequence);
 }
 
 bool DecodeFileFacts(std::string_view src, FileFacts* facts) {
@@ -104,6 +107,14 @@ bool DecodeFileFacts(std::string_view src, FileFacts* facts) {
       return false;
     }
     facts->replacement = r;
+  }
+  if (!in.empty()) {
+    if (!GetVarint64(&in, &facts->global_sequence) ||
+        facts->global_sequence == 0 ||
+        facts->global_sequence != facts->smallest_seq ||
+        facts->global_sequence != facts->largest_seq) {
+      return false;
+    }
   }
   return true;  // anything left is a field of a later format
 }

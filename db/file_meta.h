@@ -53,6 +53,9 @@ struct FileFacts {
   SequenceNumber largest_seq = 0;
   FilterFacts filter;  // the table's own filter
   std::optional<ReplacementFilter> replacement;
+  // Nonzero for an ingested file: its entries are stored with sequence 0
+  // and read with this one (smallest_seq == largest_seq == it).
+  SequenceNumber global_sequence = 0;
 
   // The filter readers use: the replacement's, if there is one.
   const FilterFacts& read_filter() const {

@@ -19,14 +19,15 @@ TableCache::TableCache(std::string dbname, Env* env, int max_open_files,
       lru_(static_cast<size_t>(max_open_files - max_open_files / 2)) {}
 
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
-    uint64_t number, uint64_t size) {
-  const std::string name = TableFileName(dbname_, number);
+    const FileMetaData& f) {
+  const std::string name = TableFileName(dbname_, f.number);
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    allow_mmap_reads_ ? env_->NewMappedRandomAccessFile(name)
                                      : env_->NewRandomAccessFile(name));
   ASSIGN_OR_RETURN(
       std::unique_ptr<Table> table,
-      Table::Open(name, std::move(file), size, block_cache_, comparator_));
+      Table::Open(name, std::move(file), f.file_size, block_cache_, comparator_,
+                  f.facts ? f.facts->global_sequence : 0));
   const size_t filter = table->FilterMemory();
   const size_t index = table->IndexMemory();
   open_tables_.fetch_add(1);
@@ -53,8 +54,7 @@ bool TableCache::ReservePin() {
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(
     const FileMetaData& f) {
   if (!ReservePin()) return GetUnpinned(f);
-  absl::StatusOr<std::shared_ptr<const Table>> t =
-      OpenFile(f.number, f.file_size);
+  absl::StatusOr<std::shared_ptr<const Table>> t = OpenFile(f);
   if (!t.ok()) {
     pins_taken_.fetch_sub(1);
     return t;
@@ -95,8 +95,7 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::GetUnpinned(
     const FileMetaData& f) {
   const CacheKey key{f.number, 0};
   if (std::shared_ptr<const Table> t = lru_.Lookup(key)) return t;
-  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t,
-                   OpenFile(f.number, f.file_size));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t, OpenFile(f));
   return lru_.Insert(key, std::move(t), 1);
 }
 

@@ -95,8 +95,9 @@ class TableCache {
   };
   PinShard& ShardFor(uint64_t number) { return pins_[number % kPinShards]; }
 
-  absl::StatusOr<std::shared_ptr<const Table>> OpenFile(uint64_t number,
-                                                        uint64_t size);
+  // Opens f's table, reading its entries with f's global sequence (an
+  // ingested file's, from its facts).
+  absl::StatusOr<std::shared_ptr<const Table>> OpenFile(const FileMetaData& f);
   // Takes one unit of the pin budget; false when it is spent.
   bool ReservePin();
 

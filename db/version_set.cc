@@ -150,7 +150,9 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     edit->SetLogNumber(log_number_);
   }
   edit->SetNextFile(next_file_number_);
-  edit->SetLastSequence(LastSequence());
+  // An ingest records the sequence it takes before publishing it.
+  edit->SetLastSequence(
+      std::max(LastSequence(), edit->last_sequence_.value_or(0)));
   for (const auto& [level, key] : edit->compact_pointers_) {
     compact_pointer_[level] = key;
   }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "table/global_sequence_iterator.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
 #include "table/two_level_iterator.h"
@@ -49,7 +50,8 @@ Table::~Table() = default;
 
 absl::StatusOr<std::unique_ptr<Table>> Table::Open(
     std::string file_name, std::unique_ptr<RandomAccessFile> file,
-    uint64_t file_size, BlockCache* block_cache, const Comparator* comparator) {
+    uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
+    SequenceNumber global_sequence) {
   if (file_size < kFooterSize) {
     return CorruptionError(file_name, 0,
                            absl::StrCat("file too short to be an SSTable (",
@@ -57,6 +59,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   }
   std::unique_ptr<Table> t(new Table(std::move(file_name), std::move(file),
                                      file_size, block_cache, comparator));
+  t->global_sequence_ = global_sequence;
   char buf[kFooterSize];
   std::string_view footer_bytes;
   RETURN_IF_ERROR(
@@ -277,8 +280,10 @@ std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options,
     return std::make_unique<DataBlockIter>(*std::move(block), icmp_,
                                            &file_name_, handle.offset);
   };
-  return NewTwoLevelIterator(std::make_unique<IndexIter>(this),
-                             std::move(open));
+  std::unique_ptr<Iterator> it =
+      NewTwoLevelIterator(std::make_unique<IndexIter>(this), std::move(open));
+  if (global_sequence_ == 0) return it;
+  return NewGlobalSequenceIterator(std::move(it), icmp_, global_sequence_);
 }
 
 absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(
@@ -309,6 +314,11 @@ absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
                         std::string* value, LookupResult* result,
                         TableReadCounters* counters) const {
   *result = LookupResult::kNotFound;
+  // Every entry has the global sequence: all newer than the lookup's, or
+  // all visible (and then the stored sequence 0 is found by any lookup).
+  if (global_sequence_ > ExtractTrailer(lookup_key) >> kValueTypeBits) {
+    return absl::OkStatus();
+  }
   const size_t i = FindBlock(lookup_key);
   if (i == index_.size()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,

@@ -61,10 +61,12 @@ class Table {
   // the Table. comparator orders the keys: the one the table was written
   // with. A damaged or unknown-format filter does not fail Open: the
   // table is read without it (filter_status() says why).
+  // global_sequence > 0: every entry is stored with sequence 0 and is read
+  // as if it had this sequence (an ingested file, db/FORMAT.md).
   static absl::StatusOr<std::unique_ptr<Table>> Open(
       std::string file_name, std::unique_ptr<RandomAccessFile> file,
-      uint64_t file_size, BlockCache* block_cache,
-      const Comparator* comparator);
+      uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
+      SequenceNumber global_sequence = 0);
 
   ~Table();
   Table(const Table&) = delete;
@@ -122,6 +124,8 @@ class Table {
   const TableProperties& properties() const { return properties_; }
   const std::string& file_name() const { return file_name_; }
   uint64_t file_size() const { return file_size_; }
+  // The sequence all entries are read with, or 0: their own.
+  SequenceNumber global_sequence() const { return global_sequence_; }
   // Bytes pinned in memory: the filter and the index.
   size_t FilterMemory() const { return filter_size_; }
   size_t IndexMemory() const;
@@ -176,6 +180,7 @@ class Table {
   BlockCache* const cache_;
   const uint64_t cache_id_;
   const KeyComparator icmp_;
+  SequenceNumber global_sequence_ = 0;
 
   TableProperties properties_;
   std::unique_ptr<Block> index_block_;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
+#include "sift/sst_file_writer.h"
 #include "tests/testutil/dir_snapshot.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/testutil.h"
@@ -497,6 +498,49 @@ TEST_F(LdbTest, RepairRebuildsALostManifest) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err.rfind("Failed: Repair failed: ", 0), 0u) << r.err;
   EXPECT_TRUE(std::filesystem::is_empty(empty));
+}
+
+TEST_F(LdbTest, CheckpointMakesADatabaseThatOpens) {
+  Fill();  // half in a table, half only in the WAL
+  const std::string ckpt = scratch_ + "/ckpt";
+  CommandResult r = LdbDb("checkpoint --checkpoint_dir=" + ckpt);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "OK\n");
+  r = Ldb("--db=" + ckpt + " dump --count_only");
+  EXPECT_EQ(r.out, "Keys in range: 300\n") << r.err;
+
+  // The target exists now: refused, one line.
+  r = LdbDb("checkpoint --checkpoint_dir=" + ckpt);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("Failed: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(ckpt), std::string::npos) << r.err;
+  EXPECT_EQ(LdbDb("checkpoint").exit_code, 1);
+}
+
+TEST_F(LdbTest, IngestExternSstAddsAnSstFileWriterFile) {
+  Fill();
+  const std::string sst = scratch_ + "/in.sst";
+  {
+    SstFileWriter w{Options()};
+    ASSERT_TRUE(w.Open(sst).ok());
+    ASSERT_TRUE(w.Put(Key(5), "ingested").ok());
+    ASSERT_TRUE(w.Put(Key(1000), "new").ok());
+    ASSERT_TRUE(w.Finish().ok());
+  }
+  CommandResult r = LdbDb("ingest_extern_sst " + sst + " --move_files");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "external SST files ingested\n");
+  EXPECT_FALSE(std::filesystem::exists(sst));  // moved
+  EXPECT_EQ(LdbDb("get " + Key(5)).out, "ingested\n");
+  EXPECT_EQ(LdbDb("get " + Key(1000)).out, "new\n");
+  EXPECT_EQ(LdbDb("get " + Key(6)).out, Value(6) + "\n");
+
+  r = LdbDb("ingest_extern_sst " + scratch_ + "/missing.sst");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("Failed: failed to ingest external SST: ", 0), 0u)
+      << r.err;
+  EXPECT_EQ(LdbDb("ingest_extern_sst").exit_code, 1);
 }
 
 }  // namespace

@@ -219,6 +219,56 @@ class DB {
   // again later. A DataLoss error (a damaged file) is not cleared: it is
   // returned as is. Blocks while it flushes.
   virtual absl::Status Resume() = 0;
+
+  // Makes dir (which must not exist: InvalidArgument naming it) a database
+  // that opens on its own, read-write, holding exactly this DB's state at
+  // one moment: every write acknowledged before the call, none begun after
+  // it. Tables are hard links when dir is on the same file system (nearly
+  // free, and safe: tables are never modified) and copies otherwise; the
+  // write-ahead logs not yet in tables are copied up to their length at
+  // that moment, so the call costs about one memtable's worth of copying
+  // and never flushes. Writes and reads go on meanwhile: they wait only
+  // while the state is taken under the DB's lock (no I/O is done then).
+  // Everything in dir is synced before CURRENT is written, so a crash
+  // leaves either a complete checkpoint or a directory without CURRENT
+  // (not a database; delete it). On failure dir is removed again. If
+  // sequence is not null it receives the sequence number of the newest
+  // write the checkpoint holds (a snapshot taken when that was the newest
+  // sees the same data). FailedPrecondition on a DB opened read-only; the
+  // background error, if one has stopped writes.
+  virtual absl::Status CreateCheckpoint(const std::string& dir,
+                                        uint64_t* sequence = nullptr) = 0;
+
+  // Adds the SSTables at paths, written by SstFileWriter (keys strictly
+  // increasing, sequence 0), to the DB atomically, as RocksDB's
+  // IngestExternalFile: after the call either every entry of every file is
+  // in the DB or, on failure, none is -- also across a crash at any point.
+  // The files' entries are newer than every entry already in the DB: they
+  // all get one new sequence number, recorded for each file in the
+  // MANIFEST (db/FORMAT.md, "File facts"), so they shadow older values of
+  // their keys, and snapshots and iterators made before the call do not
+  // see them. Each file goes to the deepest level whose files, and those
+  // of every level above it, it does not overlap (level 0 if it overlaps
+  // a level-0 file), so a file of keys new to the DB skips compaction.
+  //
+  // Before anything changes, every block of every file is read and its
+  // checksum checked, every key is checked to be in order with sequence 0,
+  // and the files' ranges are checked not to overlap one another (paths
+  // may come in any order). Refused with nothing changed: a file that
+  // cannot be read or is damaged (DataLoss naming file and offset), files
+  // that overlap each other or a key out of order (InvalidArgument naming
+  // them), an empty list or an empty file (InvalidArgument). A file's
+  // filter is kept as it was built (its fp chance and layout may differ
+  // from the DB's options); CompactRange rewrites it with the current
+  // options, as for any other file.
+  //
+  // Writes wait while the files are put in place: behind a running
+  // compaction's end, and behind a memtable flush when a file overlaps
+  // the memtable (see IngestOptions::allow_blocking_flush). Reads go on.
+  // FailedPrecondition on a DB opened read-only; the background error, if
+  // one has stopped writes.
+  virtual absl::Status IngestExternalFiles(
+      const std::vector<std::string>& paths, const IngestOptions& options) = 0;
 };
 
 // What RepairDB kept and set aside.

@@ -259,6 +259,29 @@ struct WriteOptions {
   bool sync = false;
 };
 
+// Options for DB::IngestExternalFiles (RocksDB's IngestExternalFileOptions
+// names, for the two that apply).
+struct IngestOptions {
+  // false: each file is copied into the DB (and synced); the source files
+  // stay as they are.
+  // true: each file is hard-linked into the DB, which costs no copying,
+  // and the source name is removed once the ingest succeeded (a move); on
+  // failure the source files are left intact. Falls back to a copy where
+  // the file system cannot link (another file system, an Env without
+  // links). The files must be durable already (SstFileWriter::Finish syncs
+  // them), as a link does not sync them again.
+  // Default: false.
+  bool move_files = false;
+
+  // When a file's key range overlaps the memtable, the memtable has to be
+  // flushed first, so that the ingested entries, newer than every entry
+  // in the DB, end up above it.
+  // true: flush it (the ingest then waits for the flush; writes wait too).
+  // false: fail with InvalidArgument instead.
+  // Default: true.
+  bool allow_blocking_flush = true;
+};
+
 }  // namespace sift
 
 #endif  // SIFT_INCLUDE_OPTIONS_H_
