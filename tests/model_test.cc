@@ -34,6 +34,10 @@ namespace {
 
 using Model = test::ModelMap;
 
+// Operations of the longest run; a third under a sanitizer, whose errors
+// show on the paths every run takes rather than on the count.
+constexpr int kOps = test::SanitizerScaled(30000, 3);
+
 int OpsFromEnv(int fallback) {
   const char* env = std::getenv("SIFT_MODEL_OPS");
   int n;
@@ -343,7 +347,7 @@ void ModelRunner::Run(int ops) {
 
 TEST(ModelTest, InMemoryEnv) {
   const uint64_t seed = test::TestSeed(20240605);
-  const int ops = OpsFromEnv(30000);
+  const int ops = OpsFromEnv(kOps);
   std::printf(
       "ModelTest.InMemoryEnv: seed %llu, %d ops "
       "(SIFT_TEST_SEED / SIFT_MODEL_OPS to change)\n",
@@ -357,7 +361,7 @@ TEST(ModelTest, InMemoryEnv) {
 // fall between the versions of hot keys that snapshots keep.
 TEST(ModelTest, TinyFiles) {
   const uint64_t seed = test::TestSeed(4242);
-  const int ops = OpsFromEnv(30000) / 2;
+  const int ops = OpsFromEnv(kOps) / 2;
   std::printf("ModelTest.TinyFiles: seed %llu, %d ops\n",
               static_cast<unsigned long long>(seed), ops);
   Options sizes;
@@ -403,7 +407,7 @@ TEST(ModelTest, NumericSuffixComparatorTinyFiles) {
 
 TEST(ModelTest, PosixEnv) {
   const uint64_t seed = test::TestSeed(77);
-  const int ops = OpsFromEnv(30000) / 5;
+  const int ops = OpsFromEnv(kOps) / 5;
   std::printf("ModelTest.PosixEnv: seed %llu, %d ops\n",
               static_cast<unsigned long long>(seed), ops);
   const std::string dir = test::TempDir("model");

@@ -4,6 +4,7 @@
 
 #include "table/two_level_iterator.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -19,7 +20,9 @@
 #include "table/merging_iterator.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
+#include "tests/testutil/testutil.h"
 #include "util/coding.h"
+#include "util/random.h"
 
 namespace sift {
 namespace {
@@ -219,6 +222,82 @@ TEST(MergingIteratorTest, KeepsAChildsErrorThroughADirectionChange) {
   ASSERT_TRUE(merged->Valid());
   EXPECT_TRUE(merged->status().ok());
   EXPECT_EQ(merged->value(), "a");
+}
+
+// Many children (as a compaction of twenty-odd overlapping level-0 files
+// has) merged against one sorted list, under a random walk of seeks and
+// steps in both directions. Versions of one user key are spread over
+// different children, so the merge must interleave them by sequence.
+TEST(MergingIteratorTest, ManyChildrenWalkAsOneSortedList) {
+  const uint64_t seed = test::TestSeed(20261201);
+  SCOPED_TRACE(absl::StrCat("seed ", seed));
+  Random rnd(seed);
+  const KeyComparator icmp = KeyComparator::Internal(BytewiseComparator());
+  constexpr int kChildren = 25;
+  std::vector<Entries> parts(kChildren);
+  std::vector<std::string> all;
+  for (int k = 0; k < 400; ++k) {
+    const std::string user = absl::StrFormat("k%04d", k);
+    const int versions = 1 + static_cast<int>(rnd.Uniform(3));
+    for (int v = 0; v < versions; ++v) {
+      std::string ikey;
+      AppendInternalKey(&ikey, user, 10 + v, kTypeValue);
+      parts[rnd.Uniform(kChildren)].push_back({ikey, ikey});
+      all.push_back(ikey);
+    }
+  }
+  std::sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
+    return icmp.Compare(a, b) < 0;
+  });
+  std::vector<std::unique_ptr<Iterator>> children;
+  for (auto& part : parts) {
+    std::sort(part.begin(), part.end(), [&](const auto& a, const auto& b) {
+      return icmp.Compare(a.first, b.first) < 0;
+    });
+    children.push_back(
+        std::make_unique<FakeIterator>(part, std::set<std::string>{}, icmp));
+  }
+  std::unique_ptr<Iterator> merged =
+      NewMergingIterator(icmp, std::move(children));
+  const int n = static_cast<int>(all.size());
+  int pos = -1;  // the expected position; -1 or n: not valid
+  for (int step = 0; step < 5000; ++step) {
+    const uint32_t op = rnd.Uniform(10);
+    if (op == 0) {
+      merged->SeekToFirst();
+      pos = 0;
+    } else if (op == 1) {
+      merged->SeekToLast();
+      pos = n - 1;
+    } else if (op == 2) {
+      // A user key between or on the stored ones, newest version first.
+      std::string target;
+      AppendInternalKey(&target, absl::StrFormat("k%04d", rnd.Uniform(401)),
+                        kMaxSequenceNumber, kTypeValue);
+      merged->Seek(target);
+      pos = static_cast<int>(
+          std::lower_bound(all.begin(), all.end(), target,
+                           [&](const std::string& a, const std::string& b) {
+                             return icmp.Compare(a, b) < 0;
+                           }) -
+          all.begin());
+    } else if (pos >= 0 && pos < n) {
+      if (op < 6) {
+        merged->Next();
+        ++pos;
+      } else {
+        merged->Prev();
+        --pos;
+      }
+    } else {
+      continue;
+    }
+    ASSERT_TRUE(merged->status().ok());
+    ASSERT_EQ(merged->Valid(), pos >= 0 && pos < n) << "step " << step;
+    if (merged->Valid()) {
+      ASSERT_EQ(merged->key(), all[pos]) << "step " << step;
+    }
+  }
 }
 
 class CountingSink final : public ReadCounterSink {
