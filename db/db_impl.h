@@ -92,6 +92,7 @@ class DBImpl final : public DB {
   std::optional<std::string> GetProperty(std::string_view name) override;
   Statistics GetStatistics() override { return stats_.Snapshot(); }
   absl::Status Resume() override;
+  absl::Status RebuildFilters() override;
 
  private:
   struct Writer;
@@ -144,6 +145,16 @@ class DBImpl final : public DB {
                          std::optional<std::string_view> end);
   bool NeedsRewrite(const FileMetaData& f, int level) const;
 
+  // ---- db_rebuild_filters.cc
+  struct FilterInstall;
+  // Rebuilds the filter of f, at `level` when listed (skipped if no longer
+  // there), and has the background thread record it (also skipped if the
+  // file is gone by then).
+  absl::Status RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
+                             const FilterTarget& target);
+  // Background thread: records filter_install_ in the MANIFEST.
+  absl::Status InstallReplacementFilter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // Publishes mem_/imm_/current version to readers.
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<MemTable> NewMemTable() const;
@@ -182,6 +193,8 @@ class DBImpl final : public DB {
   // Table files being written, not yet in a Version: never deleted.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
   ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // A replacement filter waiting for the background thread to record it.
+  FilterInstall* filter_install_ ABSL_GUARDED_BY(mu_) = nullptr;
   // The compaction running without the mutex, if any. A memtable flushed
   // meanwhile must not land at its output level inside its range:
   // installing the compaction would then find two overlapping files at
@@ -193,6 +206,16 @@ class DBImpl final : public DB {
   // Sticky: once a flush, compaction or WAL write fails, writes stop.
   absl::Status bg_error_ ABSL_GUARDED_BY(mu_);
   std::thread bg_thread_;
+};
+
+// A replacement filter written by RebuildFilters, for the background
+// thread (the one MANIFEST writer) to record (db_rebuild_filters.cc).
+struct DBImpl::FilterInstall {
+  uint64_t table_number = 0;
+  ReplacementFilter filter;
+  bool done = false;
+  bool installed = false;  // false: the table was gone, or an error
+  absl::Status status;
 };
 
 // A CompactRange request, one level at a time (db_compaction.cc).
