@@ -61,6 +61,12 @@ const std::vector<CommandInfo>& Commands() {
       {"compact", "[--from=<key>] [--to=<key>]", true, true,
        {"from=", "to="}, 0, 0, Compact},
       {"repair", "", true, true, {}, 0, 0, Repair},
+      {"rebuild_filters",
+       "[--bloom_filter_fp_chance=<p>] [--filter_layout=<blocked|standard|ribbon>] "
+       "[--bloom_before_level=<n>] [--filter_bits_per_key_budget=<b>]",
+       true, true, {"bloom_filter_fp_chance=", "filter_layout=",
+                    "bloom_before_level=", "filter_bits_per_key_budget="},
+       0, 0, RebuildFilters},
       {"dump", "[--from=<key>] [--to=<key>] [--max_keys=<N>] [--count_only]",
        true, true, {"from=", "to=", "max_keys=", "count_only"}, 0, 0, Dump},
       {"load", "[--create_if_missing] [--compact]  (reads dump's lines from stdin)",

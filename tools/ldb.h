@@ -77,6 +77,9 @@ absl::Status ListColumnFamilies(const Args& args);
 absl::Status CheckConsistency(const Args& args);
 absl::Status Repair(const Args& args);
 
+// ---- filters (ldb_filters.cc)
+absl::Status RebuildFilters(const Args& args);
+
 // ---- the MANIFEST and its files (ldb_files.cc)
 absl::Status ApproxSize(const Args& args);
 absl::Status ManifestDump(const Args& args);
