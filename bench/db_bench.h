@@ -128,6 +128,7 @@ class Benchmark {
   // overwrites until every reader is done.
   void BackgroundWriter(ThreadState* thread, Shared* shared);
   void Compact(ThreadState* thread, Shared* shared);
+  void RebuildFilters(ThreadState* thread, Shared* shared);
   // db_bench_reads.cc:
   void ReadSequential(ThreadState* thread, Shared* shared);
   void ReadReverse(ThreadState* thread, Shared* shared);

@@ -56,6 +56,9 @@ constexpr Step kSteps[] = {
      "--threads readers doing seekrandom plus one writer"},
     {"compact", false, "compact the entire DB (one timed operation)"},
     {"compactall", true, "compact the entire DB (no report line)"},
+    {"rebuildfilters", false,
+     "DB::RebuildFilters: bring every file's filter to the current options "
+     "(one timed operation)"},
     {"flush", true, "flush the memtable"},
     {"waitforcompaction", true, "wait until no compaction is pending"},
     {"resetstats", true, "zero the counters --statistics prints"},
@@ -214,12 +217,14 @@ absl::Status Benchmark::RunOne(std::string_view name) {
       {"readwhilewriting", &Benchmark::ReadWhileWriting},
       {"seekrandomwhilewriting", &Benchmark::SeekRandomWhileWriting},
       {"compact", &Benchmark::Compact},
+      {"rebuildfilters", &Benchmark::RebuildFilters},
   };
   for (const auto& m : kMethods) {
     if (m.name != name) continue;
     int n = config_.threads;
     int report_tid = 0;
-    if (name == "readtocache" || name == "compact") {
+    if (name == "readtocache" || name == "compact" ||
+        name == "rebuildfilters") {
       n = 1;
     } else if (name == "readwhilewriting" || name == "seekrandomwhilewriting") {
       // Thread 0 writes; threads 1..n read and are the ones reported.

@@ -8,6 +8,7 @@
 #include "db/builder.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
+#include "db/filter_allocation.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -22,6 +23,7 @@ void DBImpl::RecordBackgroundError(const absl::Status& s) {
 bool DBImpl::HasBackgroundWork() const {
   return bg_error_.ok() && !ingest_running_ &&
          (imm_ != nullptr || (manual_ != nullptr && !manual_->done) ||
+          (filter_install_ != nullptr && !filter_install_->done) ||
           versions_->NeedsCompaction());
 }
 
@@ -34,6 +36,8 @@ void DBImpl::BackgroundLoop() {
     absl::Status s;
     if (imm_ != nullptr) {
       s = FlushImmutable();
+    } else if (filter_install_ != nullptr && !filter_install_->done) {
+      s = InstallReplacementFilter();
     } else if (manual_ != nullptr && !manual_->done) {
       s = ManualCompactionStep();
     } else {
@@ -51,11 +55,19 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
   const uint64_t number = versions_->NewFileNumber();
   pending_outputs_.insert(number);
   auto meta = std::make_shared<FileMetaData>();
+  // A flush output is sized as a level-0 file (a budget's allocation gives
+  // it a chance for its own keys; the memtable's entries bound them).
+  Options options = options_;
+  options.bloom_filter_fp_chance =
+      TargetFilter(options_,
+                   KeysOf(base != nullptr ? *base : *versions_->current()), 0,
+                   mem->num_entries())
+          .fp_chance;
   absl::Status s;
   {
     std::unique_ptr<Iterator> iter = mem->NewIterator();
     mu_.Unlock();
-    s = BuildTable(dbname_, env_, options_, table_cache_.get(), iter.get(),
+    s = BuildTable(dbname_, env_, options, table_cache_.get(), iter.get(),
                    number, meta.get());
     mu_.Lock();
   }
@@ -149,6 +161,7 @@ void DBImpl::DeleteObsoleteFiles() {
         keep = keep || number >= durable_manifest;
         break;
       case FileType::kTable:
+      case FileType::kFilter:  // live: named as some live file's replacement
         keep = keep || live.count(number) > 0;
         break;
       case FileType::kTemp:

@@ -84,6 +84,22 @@ absl::Status ValidateOptions(const Options& o) {
                      "WALRecoveryMode values, got ",
                      static_cast<int>(o.wal_recovery_mode)));
   }
+  // Written so that NaN fails too.
+  if (!(o.filter_bits_per_key_budget >= 0 &&
+        std::isfinite(o.filter_bits_per_key_budget))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::filter_bits_per_key_budget must be a finite "
+                     "number >= 0 (0 = off), got ",
+                     o.filter_bits_per_key_budget));
+  }
+  if (o.filter_bits_per_key_budget > 0 &&
+      o.bloom_filter_fp_chance != Options().bloom_filter_fp_chance) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Options::filter_bits_per_key_budget (", o.filter_bits_per_key_budget,
+        ") replaces bloom_filter_fp_chance, which must then keep its "
+        "default, got ",
+        o.bloom_filter_fp_chance));
+  }
   if (o.max_open_files < 10) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Options::max_open_files must be >= 10, got ", o.max_open_files));

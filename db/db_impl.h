@@ -108,6 +108,7 @@ class DBImpl final : public DB {
                                 uint64_t* sequence) override;
   absl::Status IngestExternalFiles(const std::vector<std::string>& paths,
                                    const IngestOptions& options) override;
+  absl::Status RebuildFilters() override;
 
  private:
   struct Writer;
@@ -195,6 +196,16 @@ class DBImpl final : public DB {
 
   // The sequence a read sees: its snapshot's, or the last published.
   SequenceNumber ReadSequence(const ReadOptions& options) const;
+  // ---- db_rebuild_filters.cc
+  struct FilterInstall;
+  // Rebuilds the filter of f, at `level` when listed (skipped if no longer
+  // there), and has the background thread record it (also skipped if the
+  // file is gone by then).
+  absl::Status RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
+                             const FilterTarget& target);
+  // Background thread: records filter_install_ in the MANIFEST.
+  absl::Status InstallReplacementFilter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // Publishes mem_/imm_/current version to readers.
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::shared_ptr<MemTable> NewMemTable() const;
@@ -236,6 +247,8 @@ class DBImpl final : public DB {
   // above the smallest pin is kept, even once tables hold its data.
   std::multiset<uint64_t> log_pins_ ABSL_GUARDED_BY(mu_);
   ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // A replacement filter waiting for the background thread to record it.
+  FilterInstall* filter_install_ ABSL_GUARDED_BY(mu_) = nullptr;
   // The compaction running without the mutex, if any. A memtable flushed
   // meanwhile must not land at its output level inside its range:
   // installing the compaction would then find two overlapping files at
@@ -250,6 +263,16 @@ class DBImpl final : public DB {
   // Sticky: once a flush, compaction or WAL write fails, writes stop.
   absl::Status bg_error_ ABSL_GUARDED_BY(mu_);
   std::thread bg_thread_;
+};
+
+// A replacement filter written by RebuildFilters, for the background
+// thread (the one MANIFEST writer) to record (db_rebuild_filters.cc).
+struct DBImpl::FilterInstall {
+  uint64_t table_number = 0;
+  ReplacementFilter filter;
+  bool done = false;
+  bool installed = false;  // false: the table was gone, or an error
+  absl::Status status;
 };
 
 // A CompactRange request, one level at a time (db_compaction.cc).

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "table/table_builder.h"
+#include "util/bloom.h"
 #include "util/coding.h"
 
 namespace sift {
@@ -42,6 +43,14 @@ bool DecodeFilterFacts(std::string_view* input, FilterFacts* f) {
 
 }  // namespace
 
+uint64_t FilterBytes(const FilterFacts& f) {
+  if (!(f.fp_chance < 1.0)) return 0;
+  const double body_bits = f.bits_per_key * static_cast<double>(f.num_keys);
+  const size_t trailer = f.layout == FilterLayout::kRibbon ? kRibbonTrailerSize
+                                                           : kBloomTrailerSize;
+  return static_cast<uint64_t>(std::llround(body_bits / 8)) + trailer;
+}
+
 FileFacts FactsFromProperties(const TableProperties& props,
                               SequenceNumber last_sequence) {
   FileFacts f;
@@ -56,13 +65,21 @@ FileFacts FactsFromProperties(const TableProperties& props,
   return f;
 }
 
-bool FilterIsCurrent(const FileFacts& facts, const Options& options,
-                     int level) {
+bool FilterIsCurrent(const FileFacts& facts, const FilterTarget& target) {
   const FilterFacts& f = facts.read_filter();
   const bool has_filter = f.fp_chance < 1.0;
-  if (options.bloom_filter_fp_chance >= 1.0) return !has_filter;
-  return has_filter && f.fp_chance == options.bloom_filter_fp_chance &&
-         f.layout == FilterLayoutForLevel(options, level);
+  if (target.fp_chance >= 1.0) return !has_filter;
+  return has_filter && f.layout == target.layout &&
+         f.fp_chance <= target.fp_chance * target.tolerance &&
+         f.fp_chance * target.tolerance >= target.fp_chance;
+}
+
+bool FilterIsCurrent(const FileFacts& facts, const Options& options,
+                     int level) {
+  FilterTarget target;
+  target.fp_chance = options.bloom_filter_fp_chance;
+  target.layout = FilterLayoutForLevel(options, level);
+  return FilterIsCurrent(facts, target);
 }
 
 void EncodeFileFacts(const FileFacts& facts, std::string* dst) {

@@ -171,7 +171,7 @@ class VersionSet {
     last_sequence_.store(s, std::memory_order_release);
   }
 
-  // Files named by any live Version.
+  // Files named by any live Version: tables and their replacement filters.
   void AddLiveFiles(std::set<uint64_t>* live);
 
   // Compaction picking (version_set_compaction.cc). Null when nothing is due.

@@ -51,7 +51,8 @@ Table::~Table() = default;
 absl::StatusOr<std::unique_ptr<Table>> Table::Open(
     std::string file_name, std::unique_ptr<RandomAccessFile> file,
     uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
-    SequenceNumber global_sequence) {
+    SequenceNumber global_sequence,
+    std::optional<std::string_view> replacement_filter) {
   if (file_size < kFooterSize) {
     return CorruptionError(file_name, 0,
                            absl::StrCat("file too short to be an SSTable (",
@@ -74,12 +75,14 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   }
   t->metaindex_handle_ = footer.metaindex;
   t->index_handle_ = footer.index;
-  RETURN_IF_ERROR(t->ReadMeta(footer.metaindex));
+  RETURN_IF_ERROR(t->ReadMeta(footer.metaindex, replacement_filter));
   RETURN_IF_ERROR(t->ParseIndex(footer.index));
   return t;
 }
 
-absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
+absl::Status Table::ReadMeta(
+    const BlockHandle& metaindex_handle,
+    std::optional<std::string_view> replacement_filter) {
   BlockContents contents;
   RETURN_IF_ERROR(ReadBlock(*file_, file_name_, metaindex_handle, &contents));
   Block metaindex(std::move(contents));
@@ -114,7 +117,16 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
   Block props_block(std::move(contents));
   RETURN_IF_ERROR(InBlock(DecodeProperties(props_block, &properties_),
                           file_name_, "properties", properties_handle_));
+  if (replacement_filter.has_value()) {
+    filter_is_replacement_ = UseFilter(*replacement_filter);
+    if (filter_is_replacement_) return absl::OkStatus();
+  }
   if (has_filter_block_) LoadFilter(filter_handle_);
+  if (replacement_filter.has_value() && filter_status_.ok()) {
+    // Damaged or unknown: the table's own filter still holds every key.
+    filter_status_ = absl::DataLossError(
+        absl::StrCat(file_name_, ": replacement filter has an unknown format"));
+  }
   return absl::OkStatus();
 }
 
@@ -122,22 +134,30 @@ void Table::LoadFilter(const BlockHandle& handle) {
   BlockContents contents;
   filter_status_ = ReadBlock(*file_, file_name_, handle, &contents);
   if (!filter_status_.ok()) return;  // read without a filter
-  const size_t n = contents.data.size();
+  if (!UseFilter(contents.data)) {
+    filter_status_ = CorruptionError(file_name_, handle.offset,
+                                     "filter block has an unknown format");
+  }
+}
+
+bool Table::UseFilter(std::string_view filter) {
+  const size_t n = filter.size();
   // Line-aligned, so a kBlocked probe reads one cache line; aligned_alloc
   // wants a size that is a whole number of alignments.
   const size_t lines =
       std::max<size_t>(1, (n + kCacheLineSize - 1) / kCacheLineSize);
   filter_data_.reset(static_cast<char*>(
       std::aligned_alloc(kCacheLineSize, lines * kCacheLineSize)));
-  std::memcpy(filter_data_.get(), contents.data.data(), n);
+  std::memcpy(filter_data_.get(), filter.data(), n);
   filter_size_ = n;
   filter_ = BloomFilterReader(std::string_view(filter_data_.get(), n));
   if (!filter_.valid()) {
-    filter_status_ = CorruptionError(file_name_, handle.offset,
-                                     "filter block has an unknown format");
+    filter_ = BloomFilterReader();
     filter_data_.reset();
     filter_size_ = 0;
+    return false;
   }
+  return true;
 }
 
 absl::Status Table::ParseIndex(const BlockHandle& handle) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,10 +64,16 @@ class Table {
   // table is read without it (filter_status() says why).
   // global_sequence > 0: every entry is stored with sequence 0 and is read
   // as if it had this sequence (an ingested file, db/FORMAT.md).
+  // replacement_filter, if given, is a filter of the same keys kept
+  // outside the file (db/FORMAT.md, "Filter files"): the table probes it
+  // instead of its own filter block, which is then not read -- unless the
+  // replacement does not parse, when the table's own filter is used and
+  // filter_status() says why.
   static absl::StatusOr<std::unique_ptr<Table>> Open(
       std::string file_name, std::unique_ptr<RandomAccessFile> file,
       uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
-      SequenceNumber global_sequence = 0);
+      SequenceNumber global_sequence = 0,
+      std::optional<std::string_view> replacement_filter = std::nullopt);
 
   ~Table();
   Table(const Table&) = delete;
@@ -79,8 +86,11 @@ class Table {
   void PrefetchFilter(uint64_t hash) const { filter_.Prefetch(hash); }
   // True when the file carries a filter that Open could trust.
   bool has_filter() const { return filter_.valid(); }
-  // Why a filter block present in the file is not used (OK otherwise).
+  // Why a filter block present in the file (or a replacement filter given
+  // to Open) is not used (OK otherwise).
   const absl::Status& filter_status() const { return filter_status_; }
+  // True when the filter probed is a replacement given to Open.
+  bool filter_is_replacement() const { return filter_is_replacement_; }
 
   enum class LookupResult : uint8_t {
     kNotFound,  // no entry for the user key at or below the sequence
@@ -157,9 +167,13 @@ class Table {
 
   Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
         uint64_t file_size, BlockCache* cache, const Comparator* comparator);
-  absl::Status ReadMeta(const BlockHandle& metaindex);
+  absl::Status ReadMeta(const BlockHandle& metaindex,
+                        std::optional<std::string_view> replacement_filter);
   absl::Status ParseIndex(const BlockHandle& handle);
   void LoadFilter(const BlockHandle& handle);
+  // Keeps a copy of `filter` as the table's filter; false (and no filter)
+  // if it does not parse.
+  bool UseFilter(std::string_view filter);
   // Part of VerifyChecksum: data block i (index order), given the last key
   // of the blocks before it, which it updates.
   absl::Status VerifyDataBlock(size_t i, BlockContents contents,
@@ -197,6 +211,7 @@ class Table {
   size_t filter_size_ = 0;
   BloomFilterReader filter_;
   absl::Status filter_status_;
+  bool filter_is_replacement_ = false;
 };
 
 }  // namespace sift

@@ -271,6 +271,33 @@ TEST_F(DbBenchTest, BloomBitsFollowsRocksDb) {
   EXPECT_GT(c["sift.block.cache.data.hit"] + c["sift.data.blocks.read"], 0u);
 }
 
+TEST_F(DbBenchTest, FilterBudgetAndRebuildFilters) {
+  CommandResult r = Bench(
+      "--num=20000 --seed=9 --write_buffer_size=262144 "
+      "--target_file_size_base=262144 --filter_bits_per_key_budget=8 "
+      "--filter_layout=ribbon --bloom_before_level=1 "
+      "--benchmarks=fillrandom,waitforcompaction");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Reopened for 0.1%: every file's filter is rebuilt, no data rewritten.
+  r = Bench(
+      "--num=20000 --use_existing_db --statistics=1 "
+      "--bloom_filter_fp_chance=0.001 --benchmarks=rebuildfilters,stats");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<ReportLine> lines = ParseReport(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  EXPECT_EQ(lines[0].name, "rebuildfilters");
+  EXPECT_EQ(lines[0].operations, 1);
+  auto c = ParseStatistics(r.out);
+  EXPECT_GT(c["sift.filter.rebuild.count"], 0u) << r.out;
+  EXPECT_GT(c["sift.filter.rebuild.write.bytes"], 0u);
+  EXPECT_EQ(c["sift.compact.write.bytes"], 0u);
+
+  r = Bench(
+      "--num=10 --filter_bits_per_key_budget=8 --bloom_bits=10 "
+      "--benchmarks=fillseq");
+  EXPECT_NE(r.exit_code, 0);
+}
+
 TEST_F(DbBenchTest, DurationBoundsRandomOpsByTime) {
   // --duration runs random operations for that long, whatever --reads says;
   // sequential fills still write --num entries (as in RocksDB).

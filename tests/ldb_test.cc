@@ -543,5 +543,28 @@ TEST_F(LdbTest, IngestExternSstAddsAnSstFileWriterFile) {
   EXPECT_EQ(LdbDb("ingest_extern_sst").exit_code, 1);
 }
 
+TEST_F(LdbTest, RebuildFiltersWritesFilterFilesForTheGivenOptions) {
+  Fill();
+  ASSERT_EQ(Files(".filter").size(), 0u);
+  CommandResult r = LdbDb("rebuild_filters --bloom_filter_fp_chance=0.001");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("OK: ", 0), 0u) << r.out;
+  EXPECT_EQ(CountOf(r.out, " 0 filters rebuilt"), 0) << r.out;
+  const size_t filter_files = Files(".filter").size();
+  EXPECT_GE(filter_files, 1u);
+  EXPECT_EQ(LdbDb("get " + Key(299)).out, Value(299) + "\n");
+  // Current now: nothing more to write.
+  r = LdbDb("rebuild_filters --bloom_filter_fp_chance=0.001");
+  EXPECT_EQ(r.out, "OK: 0 filters rebuilt, 0 bytes written\n") << r.err;
+  EXPECT_EQ(Files(".filter").size(), filter_files);
+
+  r = LdbDb("rebuild_filters --filter_layout=bogus");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--filter_layout=bogus"), std::string::npos) << r.err;
+  r = LdbDb("rebuild_filters --filter_bits_per_key_budget=-2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("-2"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace sift

@@ -69,6 +69,12 @@ const std::vector<CommandInfo>& Commands() {
        true, true,
        {"move_files", "move_files=", "allow_blocking_flush",
         "allow_blocking_flush=", "create_if_missing"}, 1, 1, IngestExternSst},
+      {"rebuild_filters",
+       "[--bloom_filter_fp_chance=<p>] [--filter_layout=<blocked|standard|ribbon>] "
+       "[--bloom_before_level=<n>] [--filter_bits_per_key_budget=<b>]",
+       true, true, {"bloom_filter_fp_chance=", "filter_layout=",
+                    "bloom_before_level=", "filter_bits_per_key_budget="},
+       0, 0, RebuildFilters},
       {"dump", "[--from=<key>] [--to=<key>] [--max_keys=<N>] [--count_only]",
        true, true, {"from=", "to=", "max_keys=", "count_only"}, 0, 0, Dump},
       {"load", "[--create_if_missing] [--compact]  (reads dump's lines from stdin)",

@@ -178,9 +178,18 @@ class DB {
   //                               number of files per level
   //   sift.levels                 per level: files, bytes, target bytes, and
   //                               the fp chances its files were built with
-  //   sift.filter-stats           per-level filter counters and observed FP
-  //                               rate, a "mem" row for the memtable
-  //                               filters, and the total
+  //   sift.filter-stats           per level: filter counters, observed FP
+  //                               rate, the fp chances its filters were
+  //                               built for, their bits per key (bodies)
+  //                               and bytes (the filters' memory); a "mem"
+  //                               row for the memtable filters, and the
+  //                               total (with the options' fp chance or
+  //                               "budget:<bits per key>")
+  //   sift.filter-bytes           bytes of the filters reads use, over all
+  //                               live files (replacement filters in place
+  //                               of the ones they replace), from the
+  //                               files' recorded facts
+  //   sift.filter-keys            the keys those filters hold
   //   sift.num-files-at-level<N>  the number of files at level N (0..6)
   //   sift.memory                 bytes in memtables, filters, indexes and
   //                               the block cache; number of open tables
@@ -269,6 +278,20 @@ class DB {
   // one has stopped writes.
   virtual absl::Status IngestExternalFiles(
       const std::vector<std::string>& paths, const IngestOptions& options) = 0;
+
+  // Brings every live file's filter to what the options now call for
+  // (bloom_filter_fp_chance or the filter_bits_per_key_budget allocation,
+  // and the level's layout) without rewriting any data: each file whose
+  // filter is not current has its keys read once and a new filter written
+  // to a filter file of its own, which the MANIFEST then records as the
+  // file's replacement filter (db/FORMAT.md, "Filter files"). Writes about
+  // the new filters' size (at 1% -> 0.1%, ~1.6 bytes per key), not the
+  // data's. Crash-safe at every step: a file keeps its old filter until
+  // its new one is durable and recorded. Reads and writes go on meanwhile;
+  // a file compacted away mid-rebuild is skipped (its output already has a
+  // current filter). Files whose options call for no filter keep the one
+  // they have. Blocks until done; FailedPrecondition on a read-only DB.
+  virtual absl::Status RebuildFilters() = 0;
 };
 
 // What RepairDB kept and set aside.

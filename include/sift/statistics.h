@@ -52,6 +52,9 @@ enum Ticker : uint32_t {
   kMemtableFilterUseful,        // sift.memtable.filter.useful (walk skipped)
   kMemtableFilterPositive,      // sift.memtable.filter.positive
   kMemtableFilterTruePositive,  // sift.memtable.filter.true.positive
+  // DB::RebuildFilters: replacement filters recorded, and their files' bytes.
+  kFilterRebuilds,             // sift.filter.rebuild.count
+  kFilterRebuildBytesWritten,  // sift.filter.rebuild.write.bytes
   kNumTickers
 };
 
