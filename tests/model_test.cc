@@ -286,8 +286,17 @@ void ModelRunner::DoIngest() {
   std::vector<std::string> keys;
   const int n = 1 + static_cast<int>(rnd_.Uniform(60));
   for (int i = 0; i < n; ++i) keys.push_back(RandomKey());
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  // SstFileWriter takes keys in the DB's order.
+  const Comparator* cmp = options_.comparator;
+  std::sort(keys.begin(), keys.end(),
+            [cmp](const std::string& a, const std::string& b) {
+              return cmp->Compare(a, b) < 0;
+            });
+  keys.erase(std::unique(keys.begin(), keys.end(),
+                         [cmp](const std::string& a, const std::string& b) {
+                           return cmp->Compare(a, b) == 0;
+                         }),
+             keys.end());
   const size_t files = std::min<size_t>(keys.size(), 1 + rnd_.Uniform(3));
   const std::string dir = path_ + "_ext";
   ASSERT_TRUE(options_.env->CreateDir(dir).ok()) << Where();
