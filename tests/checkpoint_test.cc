@@ -28,20 +28,6 @@ namespace {
 using test::NumberedKey;
 using test::NumberedValue;
 
-// Every entry an iterator over db (at snap) yields.
-std::map<std::string, std::string> Contents(DB* db,
-                                            const Snapshot* snap = nullptr) {
-  ReadOptions ro;
-  ro.snapshot = snap;
-  std::map<std::string, std::string> m;
-  std::unique_ptr<Iterator> it = db->NewIterator(ro);
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    m.emplace(std::string(it->key()), std::string(it->value()));
-  }
-  EXPECT_TRUE(it->status().ok()) << it->status();
-  return m;
-}
-
 class CheckpointTest : public test::MemDBTest {
  protected:
   CheckpointTest() {
@@ -101,7 +87,8 @@ TEST_F(CheckpointTest, UnderWriteLoadMatchesSnapshotAtItsSequence) {
     ASSERT_LE(seq, static_cast<uint64_t>(kWrites));
     std::unique_ptr<DB> ckpt = OpenAt(dir);
     ASSERT_NE(ckpt, nullptr);
-    EXPECT_EQ(Contents(ckpt.get()), Contents(db_.get(), snaps[seq - 1]));
+    EXPECT_EQ(test::DbContents(ckpt.get()),
+              test::DbContents(db_.get(), snaps[seq - 1]));
   }
   for (const Snapshot* s : snaps) db_->ReleaseSnapshot(s);
 }
@@ -116,7 +103,7 @@ TEST_F(CheckpointTest, OpensReadWriteIndependently) {
 
   std::unique_ptr<DB> ckpt = OpenAt("/ckpt");
   ASSERT_NE(ckpt, nullptr);
-  EXPECT_EQ(Contents(ckpt.get()).size(), 400u);
+  EXPECT_EQ(test::DbContents(ckpt.get()).size(), 400u);
   std::string v;
   EXPECT_TRUE(absl::IsNotFound(ckpt->Get(ReadOptions(), "after", &v)));
   ASSERT_TRUE(ckpt->Put(WriteOptions(), "mine", "checkpoint").ok());
@@ -134,7 +121,7 @@ TEST_F(CheckpointTest, OpensReadWriteIndependently) {
   EXPECT_EQ(Get(NumberedKey(5)), NumberedValue(5));
   EXPECT_EQ(Get("after"), "source");
   ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok());
-  EXPECT_EQ(Contents(db_.get()).size(), 401u);
+  EXPECT_EQ(test::DbContents(db_.get()).size(), 401u);
 }
 
 TEST_F(CheckpointTest, ExistingTargetIsRefusedUntouched) {
@@ -176,7 +163,7 @@ TEST_F(CheckpointTest, CopiesWhenTheEnvCannotLink) {
   EXPECT_GT(no_link.refused, 0);
   std::unique_ptr<DB> ckpt = OpenAt("/ckpt");
   ASSERT_NE(ckpt, nullptr);
-  EXPECT_EQ(Contents(ckpt.get()), Contents(db_.get()));
+  EXPECT_EQ(test::DbContents(ckpt.get()), test::DbContents(db_.get()));
   ckpt.reset();
   db_.reset();
 }
@@ -215,7 +202,7 @@ TEST(CheckpointPosixTest, TablesAreHardLinks) {
   ASSERT_TRUE(db.ok()) << db.status();
   std::string v;
   ASSERT_TRUE((*db)->Get(ReadOptions(), "in-log", &v).ok());
-  EXPECT_EQ(Contents(db->get()).size(), 101u);
+  EXPECT_EQ(test::DbContents(db->get()).size(), 101u);
   db->reset();
   ASSERT_TRUE(DestroyDB(dst, options).ok());
   ASSERT_TRUE(DestroyDB(src, options).ok());

@@ -18,6 +18,7 @@
 #include "sift/env.h"
 #include "sift/sst_file_writer.h"
 #include "tests/testutil/fault_env.h"
+#include "tests/testutil/testutil.h"
 
 namespace sift {
 namespace {
@@ -25,16 +26,6 @@ namespace {
 std::string Key(int i) { return absl::StrFormat("k%05d", i); }
 
 using Model = std::map<std::string, std::string>;
-
-std::map<std::string, std::string> Contents(DB* db) {
-  Model m;
-  std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    m.emplace(std::string(it->key()), std::string(it->value()));
-  }
-  EXPECT_TRUE(it->status().ok()) << it->status();
-  return m;
-}
 
 struct Step {
   FaultOp op;
@@ -95,7 +86,7 @@ class IngestCrashTest : public ::testing::TestWithParam<bool> {
     auto reopened = DB::Open(options, "/db");
     EXPECT_TRUE(reopened.ok()) << reopened.status();
     if (!reopened.ok()) return false;
-    const Model got = Contents(reopened->get());
+    const Model got = test::DbContents(reopened->get());
     const bool present = got == all;
     EXPECT_TRUE(present || got == none)
         << FaultOpName(step.op) << " " << step.path << " skip " << skip << ": "

@@ -23,20 +23,6 @@ namespace {
 
 std::string Key(int i) { return absl::StrFormat("k%05d", i); }
 
-// Every entry an iterator over db (at snap) yields.
-std::map<std::string, std::string> Contents(DB* db,
-                                            const Snapshot* snap = nullptr) {
-  ReadOptions ro;
-  ro.snapshot = snap;
-  std::map<std::string, std::string> m;
-  std::unique_ptr<Iterator> it = db->NewIterator(ro);
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    m.emplace(std::string(it->key()), std::string(it->value()));
-  }
-  EXPECT_TRUE(it->status().ok()) << it->status();
-  return m;
-}
-
 class IngestTest : public test::MemDBTest {
  protected:
   IngestTest() { EXPECT_TRUE(env_->CreateDir("/ext").ok()); }
@@ -92,7 +78,7 @@ TEST_F(IngestTest, NewKeysGoToTheBottomInAnyOrder) {
   EXPECT_EQ(Get(Key(5)), "a5");
   EXPECT_EQ(Get(Key(150)), "b150");
   EXPECT_EQ(Get(Key(200)), "NOT_FOUND");
-  EXPECT_EQ(Contents(db_.get()).size(), 200u);
+  EXPECT_EQ(test::DbContents(db_.get()).size(), 200u);
   // The source files stay (a copy, not a move).
   EXPECT_TRUE(env_->FileExists(a));
   EXPECT_TRUE(env_->FileExists(b));
@@ -123,21 +109,21 @@ TEST_F(IngestTest, NewerThanWhatItOverlapsAndHiddenFromOlderSnapshots) {
   for (old_it->SeekToFirst(); old_it->Valid(); old_it->Next()) {
     seen.emplace(std::string(old_it->key()), std::string(old_it->value()));
   }
-  EXPECT_EQ(seen, Contents(db_.get(), before));
+  EXPECT_EQ(seen, test::DbContents(db_.get(), before));
   EXPECT_EQ(seen.size(), 120u);
   old_it.reset();
 
   // Through reopen (the global sequence is in the MANIFEST) and through a
   // compaction that rewrites the files with real sequences.
-  const std::map<std::string, std::string> now = Contents(db_.get());
+  const std::map<std::string, std::string> now = test::DbContents(db_.get());
   EXPECT_EQ(now.size(), 148u);
   db_->ReleaseSnapshot(before);
   Open();
-  EXPECT_EQ(Contents(db_.get()), now);
+  EXPECT_EQ(test::DbContents(db_.get()), now);
   const Snapshot* snap = db_->GetSnapshot();
   ASSERT_TRUE(db_->Put(WriteOptions(), Key(70), "later").ok());
   ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok());
-  EXPECT_EQ(Contents(db_.get(), snap), now);
+  EXPECT_EQ(test::DbContents(db_.get(), snap), now);
   EXPECT_EQ(Get(Key(70)), "later");
   db_->ReleaseSnapshot(snap);
 }
@@ -202,7 +188,7 @@ TEST_F(IngestTest, BadInputIsRefusedWithNothingChanged) {
   PutRange(0, 30, "old");
   ASSERT_TRUE(db_->Flush().ok());
   const std::vector<std::string> files = DbFiles();
-  const std::map<std::string, std::string> before = Contents(db_.get());
+  const std::map<std::string, std::string> before = test::DbContents(db_.get());
   const std::string good = Write("good.sst", 100, 200, "g");
 
   // Inputs overlapping each other.
@@ -241,11 +227,11 @@ TEST_F(IngestTest, BadInputIsRefusedWithNothingChanged) {
   EXPECT_TRUE(absl::IsInvalidArgument(Ingest({})));
 
   EXPECT_EQ(DbFiles(), files);
-  EXPECT_EQ(Contents(db_.get()), before);
+  EXPECT_EQ(test::DbContents(db_.get()), before);
   Open();
-  EXPECT_EQ(Contents(db_.get()), before);
+  EXPECT_EQ(test::DbContents(db_.get()), before);
   ASSERT_TRUE(Ingest({good}).ok());  // the good file alone goes in
-  EXPECT_EQ(Contents(db_.get()).size(), 130u);
+  EXPECT_EQ(test::DbContents(db_.get()).size(), 130u);
 }
 
 TEST_F(IngestTest, MoveFilesLinksAndRemovesTheSourceOnlyOnSuccess) {
@@ -270,10 +256,10 @@ TEST_F(IngestTest, CheckpointKeepsIngestedFiles) {
   ASSERT_TRUE(db_->Flush().ok());
   ASSERT_TRUE(Ingest({Write("a.sst", 10, 30, "a")}).ok());
   ASSERT_TRUE(db_->CreateCheckpoint("/ckpt").ok());
-  const std::map<std::string, std::string> want = Contents(db_.get());
+  const std::map<std::string, std::string> want = test::DbContents(db_.get());
   path_ = "/ckpt";
   Open();
-  EXPECT_EQ(Contents(db_.get()), want);
+  EXPECT_EQ(test::DbContents(db_.get()), want);
   EXPECT_EQ(Get(Key(15)), "a15");
 }
 
