@@ -19,14 +19,18 @@ endfunction()
 
 set(extra)
 set(san_flags)
+set(san_c_link)
 if(SIFT_SANITIZE)
   set(san_flags -fsanitize=${SIFT_SANITIZE} -fno-omit-frame-pointer
                 -fno-sanitize-recover=all)
   list(JOIN san_flags " " san_flags_text)
+  # A C program linking the instrumented C++ library (libsiftdb_leveldb_c)
+  # needs the sanitizers' C++ runtime, which the C driver leaves out.
+  set(san_c_link -fsanitize-link-c++-runtime -lstdc++)
   list(APPEND extra
        "-DCMAKE_CXX_FLAGS=${san_flags_text}"
        "-DCMAKE_C_FLAGS=${san_flags_text}"
-       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SIFT_SANITIZE}")
+       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SIFT_SANITIZE} -fsanitize-link-c++-runtime -lstdc++")
 endif()
 if(SIFT_FUZZ)
   list(APPEND extra -DSIFT_CONSUMER_FUZZ=ON)
@@ -68,7 +72,7 @@ endif()
 get_filename_component(libdir ${leveldb_lib} DIRECTORY)
 run(${SIFT_CC} -std=c11 -Wall -Werror ${san_flags}
     -I${prefix}/include/sift ${SIFT_CONSUMER_SRC}/leveldb_consumer.c
-    -L${libdir} -lsiftdb_leveldb_c -Wl,-rpath,${libdir}
+    -L${libdir} -lsiftdb_leveldb_c -Wl,-rpath,${libdir} ${san_c_link}
     -o ${build}/leveldb_consumer_cc)
 run(${build}/leveldb_consumer_cc ${build}/leveldb-scratch-cc)
 
