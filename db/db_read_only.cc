@@ -63,10 +63,14 @@ absl::StatusOr<std::unique_ptr<DB>> DB::OpenForReadOnly(
     s = db->OpenReadOnlyImpl();
     if (s.ok()) return db;
     const bool maybe_race = absl::IsDataLoss(s) || absl::IsNotFound(s);
-    if (!maybe_race || DirectoryFingerprint(env, path) == before) break;
+    if (!maybe_race || DirectoryFingerprint(env, path) == before) return s;
     env->SleepForMicroseconds((attempt + 1) * 1000);
   }
-  return s;
+  // Not damage: the files kept changing under every attempt.
+  return absl::UnavailableError(
+      absl::StrCat("DB::OpenForReadOnly: ", path, " changed during each of ",
+                   kReadOnlyOpenAttempts,
+                   " attempts (a busy writer); last error: ", s.message()));
 }
 
 absl::Status DBImpl::OpenReadOnlyImpl() {

@@ -94,7 +94,10 @@ class DB {
   // create_if_missing and error_if_exists do not apply: a missing database
   // is FailedPrecondition, and nothing is created. Put, Delete, Write, Flush
   // and CompactRange return FailedPrecondition; WaitForCompaction returns
-  // OK at once (there is no background work).
+  // OK at once (there is no background work). A writer that retires a log
+  // or a MANIFEST while the open reads them makes it start over (up to 20
+  // times, pausing a little longer each time); if the directory changed
+  // during every attempt, the result is Unavailable naming the last error.
   static absl::StatusOr<std::unique_ptr<DB>> OpenForReadOnly(
       const Options& options, const std::string& path);
 
