@@ -442,16 +442,23 @@ TEST(ModelTest, InMemoryEnv) {
 
 // Tiny files and blocks: many outputs per compaction, so file boundaries
 // fall between the versions of hot keys that snapshots keep.
-TEST(ModelTest, TinyFiles) {
-  const uint64_t seed = test::TestSeed(4242);
-  const int ops = OpsFromEnv(kOps) / 2;
-  std::printf("ModelTest.TinyFiles: seed %llu, %d ops\n",
-              static_cast<unsigned long long>(seed), ops);
+// Files of a few blocks and a small level 1: many files, levels and
+// compactions from few operations.
+Options TinyFileSizes() {
   Options sizes;
   sizes.write_buffer_size = 16 << 10;
   sizes.max_bytes_for_level_base = 10 * sizes.write_buffer_size;
   sizes.max_file_size = 4 << 10;
   sizes.block_size = 256;
+  return sizes;
+}
+
+TEST(ModelTest, TinyFiles) {
+  const uint64_t seed = test::TestSeed(4242);
+  const int ops = OpsFromEnv(kOps) / 2;
+  std::printf("ModelTest.TinyFiles: seed %llu, %d ops\n",
+              static_cast<unsigned long long>(seed), ops);
+  Options sizes = TinyFileSizes();
   std::unique_ptr<Env> env = NewMemEnv();
   ModelRunner runner(seed, env.get(), "/model", sizes, /*key_space=*/1000);
   runner.Run(ops);
@@ -477,12 +484,8 @@ TEST(ModelTest, NumericSuffixComparatorTinyFiles) {
   const int ops = OpsFromEnv(30000) / 3;
   std::printf("ModelTest.NumericSuffixComparatorTinyFiles: seed %llu, %d ops\n",
               static_cast<unsigned long long>(seed), ops);
-  Options sizes;
+  Options sizes = TinyFileSizes();
   sizes.comparator = test::NumericSuffixComparator();
-  sizes.write_buffer_size = 16 << 10;
-  sizes.max_bytes_for_level_base = 10 * sizes.write_buffer_size;
-  sizes.max_file_size = 4 << 10;
-  sizes.block_size = 256;
   std::unique_ptr<Env> env = NewMemEnv();
   ModelRunner runner(seed, env.get(), "/model", sizes, /*key_space=*/1000);
   runner.Run(ops);
