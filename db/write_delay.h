@@ -7,8 +7,7 @@
 // 100-byte writes then enter at 0.1 MB/s, and a bulk load spends much of
 // its time asleep (2.6-5.3 s of a 3M-key fillrandom's 8.6-12.9 s in this
 // project's db_bench runs). Charging by bytes keeps small writes fast
-// while still letting
-// a deep level 0 push back.
+// while still letting a deep level 0 push back.
 //
 // The rate applies in full at the slowdown trigger and falls linearly with
 // the headroom left before the stop trigger, to rate/16 one file short of
