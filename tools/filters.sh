@@ -9,19 +9,24 @@
 #   filters/Get filters probed per missing Get
 #   FP/Get      false file reads per missing Get (filter said maybe, the
 #               file did not hold the key)
-#   us/miss     readmissing micros per Get
+#   us/miss     readmissing micros per Get, the best of ROUNDS runs in the
+#               one process (a busy machine only ever adds time)
 #   fill us/key wall time of fillrandom + waitforcompaction per key: the
 #               build cost, filters included
 # Configurations (CONFIGS, in this order by default):
 #   uniform        blocked Bloom at fp chance 0.01 everywhere
-#   budget-bloom   --filter_bits_per_key_budget=$BUDGET, blocked Bloom
-#   budget-ribbon  the same budget, Ribbon below the flush level
+#   budget-bloom   --filter_bits_per_key_budget=$BUDGET_BLOOM, blocked Bloom
+#   budget-ribbon  --filter_bits_per_key_budget=$BUDGET_RIBBON, Ribbon below
+#                  the flush level
 #   eqfp-ribbon    --filter_bits_per_key_budget=$EQFP_BUDGET, Ribbon: the
 #                  budget whose FP/Get matches uniform's
 #   rocksdb        RocksDB's db_bench (Debian rocksdb-tools), --bloom_bits=10
 #                  (no filter byte or FP counts: "-")
-# BUDGET defaults to uniform's measured bits/key, so the budget rows hold the
-# same filter memory (the ratio column checks it). EQFP_BUDGET defaults to
+# BUDGET defaults to uniform's measured bits/key; BUDGET_BLOOM and
+# BUDGET_RIBBON (default BUDGET) set each budget row's own, since the
+# allocation does not spend a budget exactly: the "x mem" column (filter
+# bytes over uniform's) shows how to adjust them for equal memory. EQFP_BUDGET
+# defaults to
 # BUDGET less 1.07 bits per halving of FP/Get between uniform and
 # budget-ribbon (Ribbon's cost per halving, util/ribbon.h); the memory ratio
 # column then shows how close it landed.
@@ -41,6 +46,7 @@ fi
 
 NUM=${NUM:-10000000}
 READS=${READS:-300000}
+ROUNDS=${ROUNDS:-3}
 CONFIGS=${CONFIGS:-"uniform budget-bloom budget-ribbon eqfp-ribbon rocksdb"}
 BUDGET=${BUDGET:-}
 EQFP_BUDGET=${EQFP_BUDGET:-}
@@ -68,10 +74,12 @@ run() {
   local extra=(--statistics)
   [ "$name" = rocksdb ] && extra=()
   # Counters start at zero in the new process: they describe the misses.
-  "$bench" --benchmarks=readmissing,stats --use_existing_db=1 \
+  local reads
+  reads=$(printf 'readmissing,%.0s' $(seq "$ROUNDS"))
+  "$bench" --benchmarks="${reads}stats" --use_existing_db=1 \
     --reads="$READS" --db="$db" "${common[@]}" "${extra[@]}" "$@" \
     >"$out/read-$name.txt" 2>/dev/null
-  read -r row_bpk row_bytes row_fp < <(awk -v reads="$READS" '
+  read -r row_bpk row_bytes row_fp < <(awk -v reads="$((READS * ROUNDS))" '
     $1 == "total" && NF >= 9 { bpk = $8; bytes = $9 }
     $1 == "sift.bloom.filter.checked" { checked = $4 }
     $1 == "sift.bloom.filter.full.positive" { pos = $4 }
@@ -80,10 +88,10 @@ run() {
       if (bytes == "") print "- - -"
       else printf "%s %s %.5f\n", bpk, bytes, (pos - tp) / reads
     }' "$out/read-$name.txt")
-  awk -v name="$name" -v reads="$READS" -v num="$NUM" \
+  awk -v name="$name" -v reads="$((READS * ROUNDS))" -v num="$NUM" \
     -v t0="$t0" -v t1="$t1" -v bpk="$row_bpk" -v bytes="$row_bytes" \
     -v fp="$row_fp" -v ubytes="$uniform_bytes" -v ufp="$uniform_fp" '
-    $1 == "readmissing" { us = $3 }
+    $1 == "readmissing" && (us == "" || $3 < us) { us = $3 }
     $1 == "sift.bloom.filter.checked" { checked = $4 }
     END {
       mem = bytes == "-" || ubytes == "" ? "-" : sprintf("%.3f", bytes / ubytes)
@@ -105,15 +113,15 @@ for config in $CONFIGS; do
       uniform_bpk=$row_bpk uniform_bytes=$row_bytes uniform_fp=$row_fp ;;
     budget-bloom)
       run budget-bloom "$build/bin/db_bench" --filter_layout=blocked \
-        --filter_bits_per_key_budget="${BUDGET:-$uniform_bpk}" ;;
+        --filter_bits_per_key_budget="${BUDGET_BLOOM:-${BUDGET:-$uniform_bpk}}" ;;
     budget-ribbon)
       run budget-ribbon "$build/bin/db_bench" --filter_layout=ribbon \
         --bloom_before_level=1 \
-        --filter_bits_per_key_budget="${BUDGET:-$uniform_bpk}"
+        --filter_bits_per_key_budget="${BUDGET_RIBBON:-${BUDGET:-$uniform_bpk}}"
       ribbon_fp=$row_fp ;;
     eqfp-ribbon)
       if [ -z "$EQFP_BUDGET" ]; then
-        EQFP_BUDGET=$(awk -v b="${BUDGET:-$uniform_bpk}" -v u="$uniform_fp" \
+        EQFP_BUDGET=$(awk -v b="${BUDGET_RIBBON:-${BUDGET:-$uniform_bpk}}" -v u="$uniform_fp" \
           -v r="$ribbon_fp" 'BEGIN { printf "%.3f", b - 1.07 * log(u / r) / log(2) }')
       fi
       echo "eqfp-ribbon: --filter_bits_per_key_budget=$EQFP_BUDGET" >&2
