@@ -92,12 +92,24 @@
 //   0.0001 13  14.167    1.066        0.0000999  0.0000983  22.030
 //
 // Against blocked Bloom that is 25%, 28%, 32% and 36% less memory. The cost
-// is time (filter_bench on our shared 2-core VM, p = 0.01, ns per key;
-// noisy to +-30%): build 119 vs 67 at 40K keys, 222 vs 106 at 10M; a
-// dependent ("latency") probe of a cache-resident 40K-key filter 26 vs 14
-// for a hit and 35 to 46 vs 11 to 15 for a miss (a miss stops after about
-// two columns but mispredicts that branch); at 10M keys, where both wait for
-// memory, 53 vs 53 for a miss and 64 vs 52 for a hit.
+// is time. filter_bench on our shared 2-core VM, p = 0.01, ns per key,
+// Ribbon vs blocked Bloom from one run (other builds ran beside it: +-30%):
+//   build/bin/filter_bench
+//     --benchmark_filter='/layout:[12]/n:(40000|10000000)/inv_p:100$'
+//                       40K keys (cache-resident)   10M keys (memory)
+//   build               161 vs 57                   212 vs 119
+//   hit, independent     45 vs 11                    93 vs 32
+//   miss, independent    44 vs 11                    88 vs 38
+//   hit, dependent       45 vs 13                    87 vs 63
+//   miss, dependent      30 vs 15                    78 vs 66
+// A dependent probe is the cost of one lookup in a Get. Before the query
+// below (one 128-bit test and branch per column), a run of the same command
+// measured a dependent miss at 51 vs 17 (40K) and 76 vs 92 (10M), a hit at
+// 32 vs 14 and 82 vs 69. What bounds the rest, by perf: a Ribbon probe
+// computes three remixes and reads two blocks (two to four cache lines)
+// where blocked Bloom reads one line; in a Get beyond the caches, the
+// prefetches of those lines are where the time goes (util/ribbon.cc,
+// Prefetch).
 //
 // ---- Storage and the query -------------------------------------------------
 // Slots come in blocks of 128. A section of b blocks stores, for block j and
