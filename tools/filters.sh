@@ -59,7 +59,7 @@ common=(--key_size=16 --value_size=100 --write_buffer_size=4194304
         --target_file_size_base=4194304 --cache_size=8388608
         --compression_type=snappy --threads=1 --seed=1 --num="$NUM")
 
-uniform_bpk= uniform_bytes= uniform_fp= ribbon_fp=
+uniform_bpk='' uniform_bytes='' uniform_fp='' ribbon_fp=''
 
 # Runs one configuration: $1 = name, $2 = the engine's db_bench, rest = its
 # filter flags. Prints the row and sets row_bpk, row_bytes, row_fp.
