@@ -60,6 +60,10 @@ bool FilterIsCurrent(const FileFacts& facts, const Options& options,
                      int level) {
   const FilterFacts& f = facts.read_filter();
   const bool has_filter = f.fp_chance < 1.0;
+  // A user policy's filter leaves no trace in the facts: a file without a
+  // built-in filter counts as current (it may carry another policy's
+  // filter, read as "may match", until a compaction merges it).
+  if (options.filter_policy != nullptr) return !has_filter;
   if (options.bloom_filter_fp_chance >= 1.0) return !has_filter;
   return has_filter && f.fp_chance == options.bloom_filter_fp_chance &&
          f.layout == FilterLayoutForLevel(options, level);

@@ -89,8 +89,9 @@ FileFacts FactsFromProperties(const TableProperties& props,
 // True if the filter readers use for a file with these facts is what a new
 // file built with options at `level` would get: the same fp chance and the
 // level's layout (FilterLayoutForLevel), or no filter when options ask for
-// none. The one test of "this file's filter is current", for trivial moves
-// and CompactRange's rewrites alike.
+// none; under a user filter policy, no built-in filter. The one test of "this
+// file's filter is current", for trivial moves and CompactRange's rewrites
+// alike.
 bool FilterIsCurrent(const FileFacts& facts, const Options& options, int level);
 
 // The facts field of MANIFEST tag 9 (db/FORMAT.md, "File facts").

@@ -78,10 +78,14 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
     holder = *std::move(t);
     table = holder.get();
   }
-  const bool has_filter = table->has_filter();
+  // The built-in filter reuses the key's one hash; a user policy's filter
+  // (Options::filter_policy) takes the key.
+  const bool builtin_filter = table->has_filter();
+  const bool has_filter = builtin_filter || table->has_user_filter();
   if (has_filter) {
     stats->Add(level, kBloomFilterChecked);
-    if (!table->KeyMayMatch(hash)) {
+    if (builtin_filter ? !table->KeyMayMatch(hash)
+                       : !table->UserKeyMayMatch(key.user_key())) {
       stats->Add(level, kBloomFilterUseful);
       return false;
     }

@@ -38,9 +38,10 @@ absl::Status SstFileReader::Open(const std::string& path) {
                        : env->NewRandomAccessFile(path));
   rep_->cache =
       std::make_unique<BlockCache>(rep_->options.block_cache_capacity);
-  ASSIGN_OR_RETURN(rep_->table,
-                   Table::Open(path, std::move(file), size, rep_->cache.get(),
-                               rep_->options.comparator));
+  ASSIGN_OR_RETURN(
+      rep_->table,
+      Table::Open(path, std::move(file), size, rep_->cache.get(),
+                  rep_->options.comparator, rep_->options.filter_policy.get()));
   return absl::OkStatus();
 }
 
@@ -52,7 +53,9 @@ absl::Status SstFileReader::Get(const ReadOptions& options,
                                 std::string_view key, std::string* value) {
   if (rep_->table == nullptr) return NotOpen();
   const Table& t = *rep_->table;
-  if (!t.KeyMayMatch(KeyHash(key))) return absl::NotFoundError("");
+  if (!t.KeyMayMatch(KeyHash(key)) || !t.UserKeyMayMatch(key)) {
+    return absl::NotFoundError("");
+  }
   std::string lookup;
   AppendInternalKey(&lookup, key, kMaxSequenceNumber, kValueTypeForSeek);
   Table::LookupResult result;
@@ -63,7 +66,8 @@ absl::Status SstFileReader::Get(const ReadOptions& options,
 }
 
 bool SstFileReader::KeyMayMatch(std::string_view key) const {
-  return rep_->table == nullptr || rep_->table->KeyMayMatch(KeyHash(key));
+  return rep_->table == nullptr || (rep_->table->KeyMayMatch(KeyHash(key)) &&
+                                    rep_->table->UserKeyMayMatch(key));
 }
 
 std::unique_ptr<Iterator> SstFileReader::NewIterator(

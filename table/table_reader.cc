@@ -18,6 +18,7 @@ namespace {
 
 constexpr char kFilterName[] = "sift.filter";
 constexpr char kPropertiesName[] = "sift.properties";
+constexpr char kUserFilterName[] = "sift.user.filter";
 
 // Prefixes a block-level error with the file and the block's offset,
 // naming the file once when the error already starts with it.
@@ -37,26 +38,29 @@ absl::Status InBlock(const absl::Status& s, const std::string& file,
 
 Table::Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
              uint64_t file_size, BlockCache* cache,
-             const Comparator* comparator)
+             const Comparator* comparator, const FilterPolicy* filter_policy)
     : file_name_(std::move(file_name)),
       file_(std::move(file)),
       file_size_(file_size),
       cache_(cache),
       cache_id_(cache != nullptr ? cache->NewId() : 0),
-      icmp_(KeyComparator::Internal(comparator)) {}
+      icmp_(KeyComparator::Internal(comparator)),
+      user_policy_(filter_policy) {}
 
 Table::~Table() = default;
 
 absl::StatusOr<std::unique_ptr<Table>> Table::Open(
     std::string file_name, std::unique_ptr<RandomAccessFile> file,
-    uint64_t file_size, BlockCache* block_cache, const Comparator* comparator) {
+    uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
+    const FilterPolicy* filter_policy) {
   if (file_size < kFooterSize) {
     return CorruptionError(file_name, 0,
                            absl::StrCat("file too short to be an SSTable (",
                                         file_size, " bytes)"));
   }
   std::unique_ptr<Table> t(new Table(std::move(file_name), std::move(file),
-                                     file_size, block_cache, comparator));
+                                     file_size, block_cache, comparator,
+                                     filter_policy));
   char buf[kFooterSize];
   std::string_view footer_bytes;
   RETURN_IF_ERROR(
@@ -88,7 +92,10 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
     BlockHandle h;
     const bool is_filter = it->key() == kFilterName;
     const bool is_props = it->key() == kPropertiesName;
-    if (!is_filter && !is_props) continue;  // a name from a later version
+    const bool is_user_filter = it->key() == kUserFilterName;
+    if (!is_filter && !is_props && !is_user_filter) {
+      continue;  // a name from a later version
+    }
     if (!h.DecodeFrom(&v) || !h.FitsBefore(limit)) {
       return CorruptionError(file_name_, metaindex_handle.offset,
                              "bad block handle in metaindex");
@@ -96,6 +103,9 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
     if (is_filter) {
       has_filter_block_ = true;
       filter_handle_ = h;
+    } else if (is_user_filter) {
+      has_user_filter_block_ = true;
+      user_filter_handle_ = h;
     } else {
       have_properties = true;
       properties_handle_ = h;
@@ -111,7 +121,20 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
   Block props_block(std::move(contents));
   RETURN_IF_ERROR(InBlock(DecodeProperties(props_block, &properties_),
                           file_name_, "properties", properties_handle_));
-  if (has_filter_block_) LoadFilter(filter_handle_);
+  // A filter is probed only by the policy that built it (FORMAT.md): any
+  // other file reads as if it had no filter.
+  if (user_policy_ == nullptr) {
+    if (has_filter_block_) LoadFilter(filter_handle_);
+  } else if (has_user_filter_block_ &&
+             properties_.filter_policy == user_policy_->Name()) {
+    BlockContents filter;
+    filter_status_ =
+        ReadBlock(*file_, file_name_, user_filter_handle_, &filter);
+    if (filter_status_.ok()) {
+      user_filter_.assign(filter.data);
+      has_user_filter_ = true;
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -444,6 +467,9 @@ std::vector<Table::BlockInfo> Table::Blocks() const {
   std::vector<BlockInfo> blocks;
   for (const IndexEntry& e : index_) blocks.push_back({"data", e.handle});
   if (has_filter_block_) blocks.push_back({"filter", filter_handle_});
+  if (has_user_filter_block_) {
+    blocks.push_back({"user filter", user_filter_handle_});
+  }
   blocks.push_back({"properties", properties_handle_});
   blocks.push_back({"metaindex", metaindex_handle_});
   blocks.push_back({"index", index_handle_});

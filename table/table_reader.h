@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sift/env.h"
+#include "sift/filter_policy.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
 #include "sift/table_properties.h"
@@ -58,12 +59,14 @@ class Table {
   // Opens the table in `file` (of file_size bytes). file_name is used in
   // error messages. block_cache may be null (no caching); it must outlive
   // the Table. comparator orders the keys: the one the table was written
-  // with. A damaged or unknown-format filter does not fail Open: the
-  // table is read without it (filter_status() says why).
+  // with. filter_policy: Options::filter_policy (null: the built-in
+  // filters); it must outlive the Table. A damaged or unknown-format filter
+  // does not fail Open: the table is read without it (filter_status() says
+  // why).
   static absl::StatusOr<std::unique_ptr<Table>> Open(
       std::string file_name, std::unique_ptr<RandomAccessFile> file,
-      uint64_t file_size, BlockCache* block_cache,
-      const Comparator* comparator);
+      uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
+      const FilterPolicy* filter_policy = nullptr);
 
   ~Table();
   Table(const Table&) = delete;
@@ -74,8 +77,18 @@ class Table {
   bool KeyMayMatch(uint64_t hash) const { return filter_.MayContainHash(hash); }
   // Touches the filter's cache line for `hash`, ahead of KeyMayMatch.
   void PrefetchFilter(uint64_t hash) const { filter_.Prefetch(hash); }
-  // True when the file carries a filter that Open could trust.
+  // True when the file carries a built-in filter that Open could trust.
   bool has_filter() const { return filter_.valid(); }
+
+  // With a user filter policy: true when the file carries a filter built
+  // by a policy of its name, which UserKeyMayMatch probes.
+  bool has_user_filter() const { return has_user_filter_; }
+  // False means user_key is definitely not in this file. True when the
+  // file has no user filter.
+  bool UserKeyMayMatch(std::string_view user_key) const {
+    return !has_user_filter_ ||
+           user_policy_->KeyMayMatch(user_key, user_filter_);
+  }
   // Why a filter block present in the file is not used (OK otherwise).
   const absl::Status& filter_status() const { return filter_status_; }
 
@@ -102,7 +115,7 @@ class Table {
   const std::string& file_name() const { return file_name_; }
   uint64_t file_size() const { return file_size_; }
   // Bytes pinned in memory: the filter and the index.
-  size_t FilterMemory() const { return filter_size_; }
+  size_t FilterMemory() const { return filter_size_ + user_filter_.size(); }
   size_t IndexMemory() const;
   // The parsed filter, for tools.
   const BloomFilterReader& filter() const { return filter_; }
@@ -114,7 +127,8 @@ class Table {
 
   // For tools: the handles of every block, in file order, with a name.
   struct BlockInfo {
-    std::string kind;  // "data", "filter", "properties", "metaindex", "index"
+    // "data", "filter", "user filter", "properties", "metaindex", "index"
+    std::string kind;
     BlockHandle handle;
   };
   std::vector<BlockInfo> Blocks() const;
@@ -131,7 +145,8 @@ class Table {
   };
 
   Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
-        uint64_t file_size, BlockCache* cache, const Comparator* comparator);
+        uint64_t file_size, BlockCache* cache, const Comparator* comparator,
+        const FilterPolicy* filter_policy);
   absl::Status ReadMeta(const BlockHandle& metaindex);
   absl::Status ParseIndex(const BlockHandle& handle);
   void LoadFilter(const BlockHandle& handle);
@@ -150,6 +165,7 @@ class Table {
   BlockCache* const cache_;
   const uint64_t cache_id_;
   const KeyComparator icmp_;
+  const FilterPolicy* const user_policy_;  // null: built-in filters
 
   TableProperties properties_;
   std::unique_ptr<Block> index_block_;
@@ -166,6 +182,10 @@ class Table {
   size_t filter_size_ = 0;
   BloomFilterReader filter_;
   absl::Status filter_status_;
+  bool has_user_filter_block_ = false;
+  BlockHandle user_filter_handle_;
+  bool has_user_filter_ = false;
+  std::string user_filter_;
 };
 
 }  // namespace sift

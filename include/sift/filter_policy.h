@@ -2,6 +2,18 @@
 // for every SSTable, so that a Get for a key a file does not hold usually skips
 // the file without reading its index or data.
 //
+// Two kinds of policy share this interface:
+// - siftdb's built-in, calibrated filters, from FilterPolicy::Create. The DB
+//   builds these itself from Options::bloom_filter_fp_chance and
+//   filter_layout (hashing each key once per Get for every file); Create
+//   gives the same filters for use outside a DB.
+// - A user policy, LevelDB's contract: a subclass implementing Name(),
+//   CreateFilter and KeyMayMatch, set as Options::filter_policy. Its
+//   filters are opaque bytes to siftdb, stored in each table with Name();
+//   fp_chance(), layout() and ShapeFor() keep their defaults, which siftdb
+//   never reads for a user policy.
+//
+// The rest of this comment is about the built-in filters.
 // A filter is a self-describing string: its own trailer records its layout,
 // number of probes, size and number of keys (table/FORMAT.md, "Filter bytes"),
 // so a filter built under one policy is read correctly by any other, and a
@@ -75,9 +87,18 @@ class FilterPolicy {
 
   virtual ~FilterPolicy() = default;
 
-  // The target false-positive chance, as given to Create.
-  virtual double fp_chance() const = 0;
-  virtual FilterLayout layout() const = 0;
+  // Names the filter format, recorded in every table built with the policy
+  // (Options::filter_policy): a filter is only ever probed by a policy of
+  // the same name. Change the name whenever CreateFilter's output or
+  // KeyMayMatch's reading of it changes. Names starting with "sift." are
+  // reserved; the built-in policies answer "sift.BuiltinFilter".
+  virtual const char* Name() const = 0;
+
+  // The target false-positive chance, as given to Create. Default (a user
+  // policy): 1.0, no promised rate.
+  virtual double fp_chance() const { return 1.0; }
+  // Default (a user policy): kStandard; not used by siftdb for it.
+  virtual FilterLayout layout() const { return FilterLayout::kStandard; }
 
   // The shape CreateFilter chooses for num_keys distinct keys. num_bits /
   // num_keys is the bits per key; it is higher than the asymptotic value for
@@ -85,8 +106,11 @@ class FilterPolicy {
   // and to a minimum of 64 (kStandard) or 512 (kBlocked) bits. For kRibbon
   // it is the Ribbon shape (num_probes = its wider section's result bits)
   // or, for few keys, kBlocked's; a Ribbon build that fails under every
-  // seed (a chance below 1e-8) writes kBlocked's shape instead.
-  virtual FilterShape ShapeFor(uint64_t num_keys) const = 0;
+  // seed (a chance below 1e-8) writes kBlocked's shape instead. Default (a
+  // user policy): num_keys with no bits or probes, as the shape is unknown.
+  virtual FilterShape ShapeFor(uint64_t num_keys) const {
+    return FilterShape{num_keys, 0, 0};
+  }
 
   // Replaces the contents of *dst with a filter holding exactly `keys`.
   // Duplicate keys count once. An empty `keys` yields a valid filter that
@@ -94,7 +118,8 @@ class FilterPolicy {
   // first byte at dst->data(), whose alignment then decides whether a
   // kBlocked block shares one cache line; see util/bloom.h.)
   // The keys need not be sorted; the memory used is 16 bytes per key, and
-  // for kRibbon up to about 34 more (util/ribbon.h).
+  // for kRibbon up to about 34 more (util/ribbon.h). A user policy gets the
+  // distinct user keys of one table, in the table's order.
   virtual void CreateFilter(absl::Span<const std::string_view> keys,
                             std::string* dst) const = 0;
 
