@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "table/table_builder.h"
+#include "util/bloom.h"
 #include "util/coding.h"
 
 namespace sift {
@@ -42,6 +43,14 @@ bool DecodeFilterFacts(std::string_view* input, FilterFacts* f) {
 
 }  // namespace
 
+uint64_t FilterBytes(const FilterFacts& f) {
+  if (!(f.fp_chance < 1.0)) return 0;
+  const double body_bits = f.bits_per_key * static_cast<double>(f.num_keys);
+  const size_t trailer = f.layout == FilterLayout::kRibbon ? kRibbonTrailerSize
+                                                           : kBloomTrailerSize;
+  return static_cast<uint64_t>(std::llround(body_bits / 8)) + trailer;
+}
+
 FileFacts FactsFromProperties(const TableProperties& props,
                               SequenceNumber last_sequence) {
   FileFacts f;
@@ -56,17 +65,24 @@ FileFacts FactsFromProperties(const TableProperties& props,
   return f;
 }
 
-bool FilterIsCurrent(const FileFacts& facts, const Options& options,
-                     int level) {
+bool FilterIsCurrent(const FileFacts& facts, const FilterTarget& target) {
   const FilterFacts& f = facts.read_filter();
   const bool has_filter = f.fp_chance < 1.0;
-  // A user policy's filter leaves no trace in the facts: a file without a
-  // built-in filter counts as current (it may carry another policy's
-  // filter, read as "may match", until a compaction merges it).
-  if (options.filter_policy != nullptr) return !has_filter;
-  if (options.bloom_filter_fp_chance >= 1.0) return !has_filter;
-  return has_filter && f.fp_chance == options.bloom_filter_fp_chance &&
-         f.layout == FilterLayoutForLevel(options, level);
+  if (target.fp_chance >= 1.0) return !has_filter;
+  return has_filter && f.layout == target.layout &&
+         f.fp_chance <= target.fp_chance * target.tolerance &&
+         f.fp_chance * target.tolerance >= target.fp_chance;
+}
+
+bool FilterIsCurrent(const FileFacts& facts, const Options& options,
+                     int level) {
+  FilterTarget target;
+  // Under a user policy, no built-in filter (FilterTarget's default).
+  if (options.filter_policy == nullptr) {
+    target.fp_chance = options.bloom_filter_fp_chance;
+  }
+  target.layout = FilterLayoutForLevel(options, level);
+  return FilterIsCurrent(facts, target);
 }
 
 void EncodeFileFacts(const FileFacts& facts, std::string* dst) {
@@ -81,6 +97,9 @@ void EncodeFileFacts(const FileFacts& facts, std::string* dst) {
     PutVarint64(dst, facts.replacement->size);
     EncodeFilterFacts(facts.replacement->filter, dst);
   }
+  // Format 3; absent means 0, so files that are not ingested encode as in
+  // format 2.
+  if (facts.global_sequence != 0) PutVarint64(dst, facts.global_sequence);
 }
 
 bool DecodeFileFacts(std::string_view src, FileFacts* facts) {
@@ -108,6 +127,14 @@ bool DecodeFileFacts(std::string_view src, FileFacts* facts) {
       return false;
     }
     facts->replacement = r;
+  }
+  if (!in.empty()) {
+    if (!GetVarint64(&in, &facts->global_sequence) ||
+        facts->global_sequence == 0 ||
+        facts->global_sequence != facts->smallest_seq ||
+        facts->global_sequence != facts->largest_seq) {
+      return false;
+    }
   }
   return true;  // anything left is a field of a later format
 }

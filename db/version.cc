@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "db/file_probe.h"
 #include "db/level_iterator.h"
 #include "db/version_set.h"
 #include "table/table_reader.h"
@@ -78,37 +79,16 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
     holder = *std::move(t);
     table = holder.get();
   }
-  // The built-in filter reuses the key's one hash; a user policy's filter
-  // (Options::filter_policy) takes the key.
-  const bool builtin_filter = table->has_filter();
-  const bool has_filter = builtin_filter || table->has_user_filter();
-  if (has_filter) {
-    stats->Add(level, kBloomFilterChecked);
-    if (builtin_filter ? !table->KeyMayMatch(hash)
-                       : !table->UserKeyMayMatch(key.user_key())) {
-      stats->Add(level, kBloomFilterUseful);
-      return false;
-    }
-    stats->Add(level, kBloomFilterFullPositive);
-  } else if (!table->filter_status().ok()) {
-    stats->Add(level, kBloomFilterCorrupt);
+  if (!FilterMayMatch(*table, level, key.user_key(), hash, stats)) {
+    return false;
   }
   Table::LookupResult r;
   TableReadCounters counters;
   *status = table->Get(options, key.internal_key(), value, &r, &counters);
-  if (counters.block_cache_hits) {
-    stats->Add(level, kBlockCacheDataHit, counters.block_cache_hits);
-  }
-  if (counters.block_cache_misses) {
-    stats->Add(level, kBlockCacheDataMiss, counters.block_cache_misses);
-  }
-  if (counters.blocks_read) {
-    stats->Add(level, kDataBlocksRead, counters.blocks_read);
-    stats->Add(level, kBytesRead, counters.bytes_read);
-  }
+  AddTableReads(level, counters, stats);
   if (!status->ok()) return true;
   if (r == Table::LookupResult::kNotFound) return false;
-  if (has_filter) stats->Add(level, kBloomFilterFullTruePositive);
+  CountFilterTruePositive(*table, level, stats);
   *result = r == Table::LookupResult::kFound ? Version::GetResult::kFound
                                              : Version::GetResult::kDeleted;
   return true;

@@ -20,7 +20,8 @@ namespace sift {
 
 // The DB format version written in every MANIFEST snapshot (db/FORMAT.md,
 // "Format versions"). 2: files are recorded with their facts (tag 9).
-constexpr uint32_t kDbFormatVersion = 2;
+// 3: a file's facts may carry a global sequence (an ingested file).
+constexpr uint32_t kDbFormatVersion = 3;
 
 class VersionEdit {
  public:

@@ -38,10 +38,11 @@ absl::Status SstFileReader::Open(const std::string& path) {
                        : env->NewRandomAccessFile(path));
   rep_->cache =
       std::make_unique<BlockCache>(rep_->options.block_cache_capacity);
-  ASSIGN_OR_RETURN(
-      rep_->table,
-      Table::Open(path, std::move(file), size, rep_->cache.get(),
-                  rep_->options.comparator, rep_->options.filter_policy.get()));
+  ASSIGN_OR_RETURN(rep_->table,
+                   Table::Open(path, std::move(file), size, rep_->cache.get(),
+                               rep_->options.comparator, /*global_sequence=*/0,
+                               /*replacement_filter=*/std::nullopt,
+                               rep_->options.filter_policy.get()));
   return absl::OkStatus();
 }
 

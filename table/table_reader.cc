@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "table/global_sequence_iterator.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
 #include "table/two_level_iterator.h"
@@ -52,6 +53,8 @@ Table::~Table() = default;
 absl::StatusOr<std::unique_ptr<Table>> Table::Open(
     std::string file_name, std::unique_ptr<RandomAccessFile> file,
     uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
+    SequenceNumber global_sequence,
+    std::optional<std::string_view> replacement_filter,
     const FilterPolicy* filter_policy) {
   if (file_size < kFooterSize) {
     return CorruptionError(file_name, 0,
@@ -61,6 +64,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   std::unique_ptr<Table> t(new Table(std::move(file_name), std::move(file),
                                      file_size, block_cache, comparator,
                                      filter_policy));
+  t->global_sequence_ = global_sequence;
   char buf[kFooterSize];
   std::string_view footer_bytes;
   RETURN_IF_ERROR(
@@ -75,12 +79,14 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   }
   t->metaindex_handle_ = footer.metaindex;
   t->index_handle_ = footer.index;
-  RETURN_IF_ERROR(t->ReadMeta(footer.metaindex));
+  RETURN_IF_ERROR(t->ReadMeta(footer.metaindex, replacement_filter));
   RETURN_IF_ERROR(t->ParseIndex(footer.index));
   return t;
 }
 
-absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
+absl::Status Table::ReadMeta(
+    const BlockHandle& metaindex_handle,
+    std::optional<std::string_view> replacement_filter) {
   BlockContents contents;
   RETURN_IF_ERROR(ReadBlock(*file_, file_name_, metaindex_handle, &contents));
   Block metaindex(std::move(contents));
@@ -121,43 +127,66 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
   Block props_block(std::move(contents));
   RETURN_IF_ERROR(InBlock(DecodeProperties(props_block, &properties_),
                           file_name_, "properties", properties_handle_));
-  // A filter is probed only by the policy that built it (FORMAT.md): any
-  // other file reads as if it had no filter.
-  if (user_policy_ == nullptr) {
-    if (has_filter_block_) LoadFilter(filter_handle_);
-  } else if (has_user_filter_block_ &&
-             properties_.filter_policy == user_policy_->Name()) {
-    BlockContents filter;
-    filter_status_ =
-        ReadBlock(*file_, file_name_, user_filter_handle_, &filter);
-    if (filter_status_.ok()) {
-      user_filter_.assign(filter.data);
-      has_user_filter_ = true;
-    }
+  // A filter is probed only by the policy that built it (FORMAT.md): under
+  // a user policy, a file without its filter reads as if it had none.
+  if (user_policy_ != nullptr) {
+    LoadUserFilter();
+    return absl::OkStatus();
+  }
+  if (replacement_filter.has_value()) {
+    filter_is_replacement_ = UseFilter(*replacement_filter);
+    if (filter_is_replacement_) return absl::OkStatus();
+  }
+  if (has_filter_block_) LoadFilter(filter_handle_);
+  if (replacement_filter.has_value() && filter_status_.ok()) {
+    // Damaged or unknown: the table's own filter still holds every key.
+    filter_status_ = absl::DataLossError(
+        absl::StrCat(file_name_, ": replacement filter has an unknown format"));
   }
   return absl::OkStatus();
+}
+
+void Table::LoadUserFilter() {
+  if (!has_user_filter_block_ ||
+      properties_.filter_policy != user_policy_->Name()) {
+    return;
+  }
+  BlockContents contents;
+  filter_status_ =
+      ReadBlock(*file_, file_name_, user_filter_handle_, &contents);
+  if (!filter_status_.ok()) return;  // read without a filter
+  user_filter_.assign(contents.data);
+  has_user_filter_ = true;
 }
 
 void Table::LoadFilter(const BlockHandle& handle) {
   BlockContents contents;
   filter_status_ = ReadBlock(*file_, file_name_, handle, &contents);
   if (!filter_status_.ok()) return;  // read without a filter
-  const size_t n = contents.data.size();
+  if (!UseFilter(contents.data)) {
+    filter_status_ = CorruptionError(file_name_, handle.offset,
+                                     "filter block has an unknown format");
+  }
+}
+
+bool Table::UseFilter(std::string_view filter) {
+  const size_t n = filter.size();
   // Line-aligned, so a kBlocked probe reads one cache line; aligned_alloc
   // wants a size that is a whole number of alignments.
   const size_t lines =
       std::max<size_t>(1, (n + kCacheLineSize - 1) / kCacheLineSize);
   filter_data_.reset(static_cast<char*>(
       std::aligned_alloc(kCacheLineSize, lines * kCacheLineSize)));
-  std::memcpy(filter_data_.get(), contents.data.data(), n);
+  std::memcpy(filter_data_.get(), filter.data(), n);
   filter_size_ = n;
   filter_ = BloomFilterReader(std::string_view(filter_data_.get(), n));
   if (!filter_.valid()) {
-    filter_status_ = CorruptionError(file_name_, handle.offset,
-                                     "filter block has an unknown format");
+    filter_ = BloomFilterReader();
     filter_data_.reset();
     filter_size_ = 0;
+    return false;
   }
+  return true;
 }
 
 absl::Status Table::ParseIndex(const BlockHandle& handle) {
@@ -205,6 +234,11 @@ size_t Table::FindBlock(std::string_view ikey) const {
                                return icmp_.Compare(e.key, k) < 0;
                              });
   return static_cast<size_t>(it - index_.begin());
+}
+
+uint64_t Table::ApproximateOffsetOf(std::string_view ikey) const {
+  const size_t i = FindBlock(ikey);
+  return i == index_.size() ? file_size_ : index_[i].handle.offset;
 }
 
 // The first level of a table iterator: the in-memory index. Keys are the
@@ -295,8 +329,10 @@ std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options,
     return std::make_unique<DataBlockIter>(*std::move(block), icmp_,
                                            &file_name_, handle.offset);
   };
-  return NewTwoLevelIterator(std::make_unique<IndexIter>(this),
-                             std::move(open));
+  std::unique_ptr<Iterator> it =
+      NewTwoLevelIterator(std::make_unique<IndexIter>(this), std::move(open));
+  if (global_sequence_ == 0) return it;
+  return NewGlobalSequenceIterator(std::move(it), icmp_, global_sequence_);
 }
 
 absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(
@@ -327,11 +363,50 @@ absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
                         std::string* value, LookupResult* result,
                         TableReadCounters* counters) const {
   *result = LookupResult::kNotFound;
+  // Every entry has the global sequence: all newer than the lookup's, or
+  // all visible (and then the stored sequence 0 is found by any lookup).
+  if (global_sequence_ > ExtractTrailer(lookup_key) >> kValueTypeBits) {
+    return absl::OkStatus();
+  }
   const size_t i = FindBlock(lookup_key);
   if (i == index_.size()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
                    ReadDataBlock(options, index_[i].handle, counters));
-  Block::Iter it(block.get(), icmp_);
+  return GetInBlock(*block, i, lookup_key, value, result);
+}
+
+void Table::MultiGet(const ReadOptions& options,
+                     absl::Span<BatchLookup> lookups,
+                     TableReadCounters* counters) const {
+  size_t current = index_.size();  // the block in `block`, if any
+  absl::StatusOr<std::shared_ptr<const Block>> block;
+  for (BatchLookup& l : lookups) {
+    l.result = LookupResult::kNotFound;
+    // Keys ascend, so a key at or below the current block's separator is
+    // served by that block: no index search.
+    const size_t i =
+        current < index_.size() &&
+                icmp_.Compare(l.lookup_key, index_[current].key) <= 0
+            ? current
+            : FindBlock(l.lookup_key);
+    if (i == index_.size()) {
+      l.status = absl::OkStatus();
+      continue;
+    }
+    if (i != current) {
+      block = ReadDataBlock(options, index_[i].handle, counters);
+      current = i;
+    }
+    l.status = block.ok()
+                   ? GetInBlock(**block, i, l.lookup_key, l.value, &l.result)
+                   : block.status();
+  }
+}
+
+absl::Status Table::GetInBlock(const Block& block, size_t i,
+                               std::string_view lookup_key, std::string* value,
+                               LookupResult* result) const {
+  Block::Iter it(&block, icmp_);
   it.Seek(lookup_key);
   if (!it.Valid()) {
     return InBlock(it.status(), file_name_, "data", index_[i].handle);

@@ -158,13 +158,28 @@ TEST_F(UserFilterPolicyTest, AnExactPolicyAnswersMisses) {
   ASSERT_NO_FATAL_FAILURE(Open());
   ASSERT_NO_FATAL_FAILURE(Fill(200));
   EXPECT_EQ(Found(200), 200);
+  // Misses inside the file's key range, so only the filter can skip it.
   const uint64_t reads = BlockReads();
+  const int probes = exact->probes;
   std::string v;
-  for (int i = 200; i < 300; ++i) {
-    EXPECT_TRUE(absl::IsNotFound(db_->Get(ReadOptions(), Key(i), &v)));
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_TRUE(absl::IsNotFound(db_->Get(ReadOptions(), Key(i) + "x", &v)));
   }
+  EXPECT_EQ(exact->probes, probes + 100);
   EXPECT_EQ(BlockReads(), reads);
   EXPECT_EQ(db_->GetStatistics().Get(kBloomFilterUseful), 100u);
+  // MultiGet asks the same filter: the miss reads nothing, the hit does.
+  const std::string hit = Key(5), miss = Key(5) + "x";
+  const std::vector<std::string_view> keys = {miss, hit};
+  std::vector<std::string> values;
+  const std::vector<absl::Status> s =
+      db_->MultiGet(ReadOptions(), keys, &values);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_TRUE(absl::IsNotFound(s[0])) << s[0];
+  EXPECT_TRUE(s[1].ok()) << s[1];
+  EXPECT_EQ(values[1], "v");
+  EXPECT_EQ(db_->GetStatistics().Get(kBloomFilterUseful), 101u);
+  EXPECT_GT(BlockReads(), reads);
 }
 
 TEST_F(UserFilterPolicyTest, SstFilesRecordThePolicy) {

@@ -11,8 +11,22 @@
 //   CreateFilter and KeyMayMatch, set as Options::filter_policy. Its
 //   filters are opaque bytes to siftdb, stored in each table with Name();
 //   fp_chance(), layout() and ShapeFor() keep their defaults, which siftdb
-//   never reads for a user policy.
-//
+//   never reads for a user policy. What siftdb relies on:
+//   * CreateFilter(keys, dst) gets the distinct user keys of one table, in
+//     the table's order, and a *dst that may hold anything; it must leave
+//     in *dst a filter of those keys (replacing what was there).
+//   * KeyMayMatch(key, filter) is only ever given a filter that a policy of
+//     the same Name() built, and must return true for every key that
+//     filter was built from: a false there hides the key from Get (siftdb
+//     skips the file without reading it). Any other answer is allowed;
+//     false for a key not in the table is what saves the read.
+//   * Name() identifies the filter format: a table whose filter was built
+//     under another name (or by the built-in filters) is read as if it had
+//     no filter, never probed with the wrong policy. Names starting with
+//     "sift." are reserved.
+//   * All three are called from any thread at any time (flushes and
+//     compactions build filters in the background, Gets probe them
+//     concurrently), for as long as a DB holds the policy.
 // The rest of this comment is about the built-in filters.
 // A filter is a self-describing string: its own trailer records its layout,
 // number of probes, size and number of keys (table/FORMAT.md, "Filter bytes"),
@@ -91,7 +105,8 @@ class FilterPolicy {
   // (Options::filter_policy): a filter is only ever probed by a policy of
   // the same name. Change the name whenever CreateFilter's output or
   // KeyMayMatch's reading of it changes. Names starting with "sift." are
-  // reserved; the built-in policies answer "sift.BuiltinFilter".
+  // reserved; the built-in policies answer "sift.BuiltinFilter" (the DB
+  // never records it: its own filters carry their format in their bytes).
   virtual const char* Name() const = 0;
 
   // The target false-positive chance, as given to Create. Default (a user
@@ -112,19 +127,20 @@ class FilterPolicy {
     return FilterShape{num_keys, 0, 0};
   }
 
+  // Built-in policies (a user policy: see the file comment):
   // Replaces the contents of *dst with a filter holding exactly `keys`.
   // Duplicate keys count once. An empty `keys` yields a valid filter that
   // matches nothing. (Replacing rather than appending keeps the filter's
   // first byte at dst->data(), whose alignment then decides whether a
   // kBlocked block shares one cache line; see util/bloom.h.)
   // The keys need not be sorted; the memory used is 16 bytes per key, and
-  // for kRibbon up to about 34 more (util/ribbon.h). A user policy gets the
-  // distinct user keys of one table, in the table's order.
+  // for kRibbon up to about 34 more (util/ribbon.h).
   virtual void CreateFilter(absl::Span<const std::string_view> keys,
                             std::string* dst) const = 0;
 
   // False means `key` was definitely not among the keys `filter` was built
-  // from. True means it may have been. Any `filter` string is accepted: one
+  // from. True means it may have been. Built-in policies accept any
+  // `filter` string: one
   // that is not a well-formed filter (see the file comment) matches every
   // key. Does not depend on this policy's fp_chance or layout.
   virtual bool KeyMayMatch(std::string_view key,

@@ -34,6 +34,11 @@ class WriteBatch {
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
 
+  // Adds source's entries after this batch's, as LevelDB's Append. If
+  // source refused an entry, this batch takes its status(), so DB::Write
+  // refuses it too.
+  void Append(const WriteBatch& source);
+
   // OK, or the error that stopped the batch accepting entries.
   const absl::Status& status() const { return status_; }
   // Removes every entry and clears status().
