@@ -132,7 +132,8 @@ DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only)
       block_cache_(std::make_unique<BlockCache>(options_.block_cache_capacity)),
       table_cache_(std::make_unique<TableCache>(
           dbname_, env_, options_.max_open_files, block_cache_.get(),
-          options_.allow_mmap_reads, options_.comparator)),
+          options_.allow_mmap_reads, options_.comparator,
+          options_.filter_policy.get())),
       versions_(std::make_unique<VersionSet>(dbname_, options_,
                                              table_cache_.get(), env_)),
       write_delay_(options_.delayed_write_rate,

@@ -77,7 +77,10 @@ bool FilterIsCurrent(const FileFacts& facts, const FilterTarget& target) {
 bool FilterIsCurrent(const FileFacts& facts, const Options& options,
                      int level) {
   FilterTarget target;
-  target.fp_chance = options.bloom_filter_fp_chance;
+  // Under a user policy, no built-in filter (FilterTarget's default).
+  if (options.filter_policy == nullptr) {
+    target.fp_chance = options.bloom_filter_fp_chance;
+  }
   target.layout = FilterLayoutForLevel(options, level);
   return FilterIsCurrent(facts, target);
 }

@@ -6,20 +6,25 @@
 #define SIFT_DB_FILE_PROBE_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "db/statistics_impl.h"
 #include "table/table_reader.h"
 
 namespace sift {
 
-// Asks table's filter about the user key whose KeyHash is `hash`, counting
-// the answer at `level`: false when the filter rules the key out (the file
-// is skipped). A table without a usable filter may always match.
-inline bool FilterMayMatch(const Table& table, int level, uint64_t hash,
+// Asks table's filter about user_key, whose KeyHash is `hash`, counting the
+// answer at `level`: false when the filter rules the key out (the file is
+// skipped). A built-in filter takes the hash; a user policy's filter
+// (Options::filter_policy) the key. A table without a usable filter may
+// always match.
+inline bool FilterMayMatch(const Table& table, int level,
+                           std::string_view user_key, uint64_t hash,
                            LocalStats* stats) {
-  if (table.has_filter()) {
+  if (table.has_filter() || table.has_user_filter()) {
     stats->Add(level, kBloomFilterChecked);
-    if (!table.KeyMayMatch(hash)) {
+    if (table.has_filter() ? !table.KeyMayMatch(hash)
+                           : !table.UserKeyMayMatch(user_key)) {
       stats->Add(level, kBloomFilterUseful);
       return false;
     }
@@ -28,6 +33,14 @@ inline bool FilterMayMatch(const Table& table, int level, uint64_t hash,
     stats->Add(level, kBloomFilterCorrupt);
   }
   return true;
+}
+
+// Counts a lookup the filter let through that found the key.
+inline void CountFilterTruePositive(const Table& table, int level,
+                                    LocalStats* stats) {
+  if (table.has_filter() || table.has_user_filter()) {
+    stats->Add(level, kBloomFilterFullTruePositive);
+  }
 }
 
 // Adds what a table lookup cost (blocks from the cache and the file).

@@ -43,6 +43,9 @@ FilterTarget TargetFilter(const Options& options, const TreeKeys& tree,
                           int level, uint64_t file_keys) {
   FilterTarget target;
   target.layout = FilterLayoutForLevel(options, level);
+  // A user policy's files carry no built-in filter (its own is not
+  // tracked in the facts).
+  if (options.filter_policy != nullptr) return target;
   if (!(options.filter_bits_per_key_budget > 0)) {
     target.fp_chance = options.bloom_filter_fp_chance;
     return target;

@@ -48,7 +48,8 @@ TreeKeys KeysOf(const Version& v);
 
 // The filter of a file at `level` holding file_keys keys, in a tree of the
 // shape `tree` (which counts the file). Without a budget: the options' fp
-// chance and the level's layout, exactly.
+// chance and the level's layout, exactly. Under Options::filter_policy: no
+// built-in filter (fp chance 1.0).
 FilterTarget TargetFilter(const Options& options, const TreeKeys& tree,
                           int level, uint64_t file_keys);
 

@@ -95,7 +95,10 @@ class LevelProbe {
     asked_.clear();
     for (size_t i = fk.begin; i < fk.end; ++i) {
       MultiGetKey* k = keys_[i];
-      if (k->done || !FilterMayMatch(*table, level, k->hash, stats_)) continue;
+      if (k->done ||
+          !FilterMayMatch(*table, level, k->user_key, k->hash, stats_)) {
+        continue;
+      }
       Table::BatchLookup& l = lookups_.emplace_back();
       l.lookup_key = k->internal_key;
       l.value = k->value;
@@ -111,9 +114,7 @@ class LevelProbe {
       if (!l.status.ok()) {
         Fail(k, l.status);
       } else if (l.result != Table::LookupResult::kNotFound) {
-        if (table->has_filter()) {
-          stats_->Add(level, kBloomFilterFullTruePositive);
-        }
+        CountFilterTruePositive(*table, level, stats_);
         k->done = true;
         k->found = l.result == Table::LookupResult::kFound;
       }

@@ -49,7 +49,8 @@ class Repairer {
         env_(options.env != nullptr ? options.env : Env::Default()),
         block_cache_(kRepairBlockCacheBytes),
         table_cache_(dbname, env_, options.max_open_files, &block_cache_,
-                     options.allow_mmap_reads, options.comparator),
+                     options.allow_mmap_reads, options.comparator,
+                     options.filter_policy.get()),
         report_(report) {
     options_.env = env_;
   }

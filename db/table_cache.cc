@@ -12,13 +12,15 @@ namespace sift {
 
 TableCache::TableCache(std::string dbname, Env* env, int max_open_files,
                        BlockCache* block_cache, bool allow_mmap_reads,
-                       const Comparator* comparator)
+                       const Comparator* comparator,
+                       const FilterPolicy* filter_policy)
     : dbname_(std::move(dbname)),
       env_(env),
       pin_budget_(static_cast<size_t>(max_open_files / 2)),
       block_cache_(block_cache),
       allow_mmap_reads_(allow_mmap_reads),
       comparator_(comparator),
+      filter_policy_(filter_policy),
       lru_(static_cast<size_t>(max_open_files - max_open_files / 2)) {}
 
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
@@ -27,8 +29,10 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    allow_mmap_reads_ ? env_->NewMappedRandomAccessFile(name)
                                      : env_->NewRandomAccessFile(name));
+  // A replacement is a built-in filter, which a user policy does not read.
   std::optional<std::string> replacement;
-  if (f.facts.has_value() && f.facts->replacement.has_value()) {
+  if (filter_policy_ == nullptr && f.facts.has_value() &&
+      f.facts->replacement.has_value()) {
     absl::StatusOr<std::string> r =
         ReadFilterFile(env_, dbname_, f.number, *f.facts->replacement);
     // Unreadable: the table's own filter serves (Table::Open reports it).
@@ -39,7 +43,8 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
   ASSIGN_OR_RETURN(
       std::unique_ptr<Table> table,
       Table::Open(name, std::move(file), f.file_size, block_cache_, comparator_,
-                  f.facts ? f.facts->global_sequence : 0, replacement_view));
+                  f.facts ? f.facts->global_sequence : 0, replacement_view,
+                  filter_policy_));
   const size_t filter = table->FilterMemory();
   const size_t index = table->IndexMemory();
   open_tables_.fetch_add(1);

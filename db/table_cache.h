@@ -49,10 +49,11 @@ class TableCache {
   // REQUIRES: env and block_cache outlive the TableCache and every table
   // it returns.
   // allow_mmap_reads: open tables with Env::NewMappedRandomAccessFile.
-  // comparator: the order of the tables' keys (Options::comparator).
+  // comparator: the order of the tables' keys (Options::comparator);
+  // filter_policy: Options::filter_policy (null: built-in filters).
   TableCache(std::string dbname, Env* env, int max_open_files,
              BlockCache* block_cache, bool allow_mmap_reads,
-             const Comparator* comparator);
+             const Comparator* comparator, const FilterPolicy* filter_policy);
 
   // Opens the table of a new or recovered file (checking that it reads
   // back) and pins it if the budget allows. Returns the open table.
@@ -117,6 +118,7 @@ class TableCache {
   BlockCache* const block_cache_;
   const bool allow_mmap_reads_;
   const Comparator* const comparator_;
+  const FilterPolicy* const filter_policy_;
   // Declared before pins_ and lru_, so they outlive both: destroying those
   // drops their tables, whose deleters decrement these counters.
   // Tables pinned, plus pins reserved by an Open in progress.

@@ -79,14 +79,16 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
     holder = *std::move(t);
     table = holder.get();
   }
-  if (!FilterMayMatch(*table, level, hash, stats)) return false;
+  if (!FilterMayMatch(*table, level, key.user_key(), hash, stats)) {
+    return false;
+  }
   Table::LookupResult r;
   TableReadCounters counters;
   *status = table->Get(options, key.internal_key(), value, &r, &counters);
   AddTableReads(level, counters, stats);
   if (!status->ok()) return true;
   if (r == Table::LookupResult::kNotFound) return false;
-  if (table->has_filter()) stats->Add(level, kBloomFilterFullTruePositive);
+  CountFilterTruePositive(*table, level, stats);
   *result = r == Table::LookupResult::kFound ? Version::GetResult::kFound
                                              : Version::GetResult::kDeleted;
   return true;

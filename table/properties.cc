@@ -60,6 +60,7 @@ std::string EncodeProperties(const TableProperties& p) {
   m[prop::kRawKeySize] = VarintValue(p.raw_key_size);
   m[prop::kRawValueSize] = VarintValue(p.raw_value_size);
   m[prop::kSmallestKey] = p.smallest_key;
+  if (!p.filter_policy.empty()) m[prop::kFilterPolicy] = p.filter_policy;
   BlockBuilder builder(1);
   for (const auto& [name, value] : m) builder.Add(name, value);
   return std::string(builder.Finish());
@@ -109,6 +110,8 @@ absl::Status DecodeProperties(const Block& block, TableProperties* p) {
       p->largest_key.assign(value);
     } else if (name == prop::kSmallestKey) {
       p->smallest_key.assign(value);
+    } else if (name == prop::kFilterPolicy) {
+      p->filter_policy.assign(value);
     }
     if (!ok) {
       return absl::DataLossError(
@@ -128,6 +131,9 @@ std::string TableProperties::ToString() const {
   absl::StrAppendFormat(&s, "# data blocks: %u\n", num_data_blocks);
   absl::StrAppendFormat(&s, "raw key size: %u\n", raw_key_size);
   absl::StrAppendFormat(&s, "raw value size: %u\n", raw_value_size);
+  if (!filter_policy.empty()) {
+    absl::StrAppend(&s, "filter policy: ", filter_policy, "\n");
+  }
   absl::StrAppendFormat(&s, "data blocks total size: %u\n", data_size);
   absl::StrAppendFormat(&s, "index block size: %u\n", index_size);
   absl::StrAppendFormat(&s, "filter block size: %u\n", filter_size);

@@ -22,6 +22,7 @@ inline constexpr char kProbes[] = "sift.bloom.num.probes";
 inline constexpr char kCompression[] = "sift.compression";
 inline constexpr char kCreationTime[] = "sift.creation.time";
 inline constexpr char kDataSize[] = "sift.data.size";
+inline constexpr char kFilterPolicy[] = "sift.filter.policy";
 inline constexpr char kFilterSize[] = "sift.filter.size";
 inline constexpr char kFormatVersion[] = "sift.format.version";
 inline constexpr char kIndexSize[] = "sift.index.size";

@@ -40,7 +40,9 @@ absl::Status SstFileReader::Open(const std::string& path) {
       std::make_unique<BlockCache>(rep_->options.block_cache_capacity);
   ASSIGN_OR_RETURN(rep_->table,
                    Table::Open(path, std::move(file), size, rep_->cache.get(),
-                               rep_->options.comparator));
+                               rep_->options.comparator, /*global_sequence=*/0,
+                               /*replacement_filter=*/std::nullopt,
+                               rep_->options.filter_policy.get()));
   return absl::OkStatus();
 }
 
@@ -52,7 +54,9 @@ absl::Status SstFileReader::Get(const ReadOptions& options,
                                 std::string_view key, std::string* value) {
   if (rep_->table == nullptr) return NotOpen();
   const Table& t = *rep_->table;
-  if (!t.KeyMayMatch(KeyHash(key))) return absl::NotFoundError("");
+  if (!t.KeyMayMatch(KeyHash(key)) || !t.UserKeyMayMatch(key)) {
+    return absl::NotFoundError("");
+  }
   std::string lookup;
   AppendInternalKey(&lookup, key, kMaxSequenceNumber, kValueTypeForSeek);
   Table::LookupResult result;
@@ -63,7 +67,8 @@ absl::Status SstFileReader::Get(const ReadOptions& options,
 }
 
 bool SstFileReader::KeyMayMatch(std::string_view key) const {
-  return rep_->table == nullptr || rep_->table->KeyMayMatch(KeyHash(key));
+  return rep_->table == nullptr || (rep_->table->KeyMayMatch(KeyHash(key)) &&
+                                    rep_->table->UserKeyMayMatch(key));
 }
 
 std::unique_ptr<Iterator> SstFileReader::NewIterator(

@@ -5,6 +5,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "sift/filter_policy.h"
 #include "snappy.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
@@ -16,6 +17,7 @@ namespace {
 
 constexpr char kFilterName[] = "sift.filter";
 constexpr char kPropertiesName[] = "sift.properties";
+constexpr char kUserFilterName[] = "sift.user.filter";
 
 absl::string_view AbslView(std::string_view s) {
   return absl::string_view(s.data(), s.size());
@@ -92,7 +94,8 @@ TableBuilder::TableBuilder(const Options& options, WritableFile* file,
   props_.filter_layout = filter_layout;
   props_.bloom_filter_fp_chance = 1.0;
   props_.format_version = kTableFormatVersion;
-  if (options.bloom_filter_fp_chance < 1.0) {
+  if (options.filter_policy == nullptr &&
+      options.bloom_filter_fp_chance < 1.0) {
     filter_ = std::make_unique<BloomFilterBuilder>(
         filter_layout, options.bloom_filter_fp_chance);
   }
@@ -128,6 +131,8 @@ absl::Status TableBuilder::Add(std::string_view ikey, std::string_view value) {
   }
   if (filter_ != nullptr && new_user_key) {
     filter_->AddHash(KeyHash(parsed.user_key));
+  } else if (options_.filter_policy != nullptr && new_user_key) {
+    user_filter_keys_.emplace_back(parsed.user_key);
   }
   if (first) {
     smallest_.assign(ikey);
@@ -192,6 +197,19 @@ void TableBuilder::WriteRaw(std::string_view data) {
   if (ok()) offset_ += data.size();
 }
 
+bool TableBuilder::WriteUserFilter(BlockHandle* handle) {
+  if (options_.filter_policy == nullptr || !ok()) return false;
+  const std::vector<std::string_view> keys(user_filter_keys_.begin(),
+                                           user_filter_keys_.end());
+  std::string filter;
+  options_.filter_policy->CreateFilter(keys, &filter);
+  user_filter_keys_.clear();
+  props_.filter_policy = options_.filter_policy->Name();
+  props_.filter_num_keys = keys.size();
+  WriteBlock(filter, /*may_compress=*/false, handle);
+  return ok();
+}
+
 void TableBuilder::WriteFilter(BlockBuilder* metaindex) {
   if (filter_ == nullptr || !ok()) return;
   std::string filter;
@@ -218,9 +236,12 @@ absl::Status TableBuilder::Finish() {
   props_.largest_key.assign(props_.num_entries > 0 ? ExtractUserKey(last_key_)
                                                    : "");
 
-  // Meta blocks, named in the metaindex in sorted order: filter, properties.
+  // Meta blocks, named in the metaindex in sorted order: filter,
+  // properties, user filter.
   BlockBuilder metaindex(1);
   WriteFilter(&metaindex);
+  BlockHandle user_filter_handle;
+  const bool has_user_filter = WriteUserFilter(&user_filter_handle);
 
   // The index: the last block's entry is a short successor of its last key.
   if (ok() && pending_index_entry_) {
@@ -240,6 +261,11 @@ absl::Status TableBuilder::Finish() {
   std::string encoded;
   props_handle.EncodeTo(&encoded);
   metaindex.Add(kPropertiesName, encoded);
+  if (has_user_filter) {
+    encoded.clear();
+    user_filter_handle.EncodeTo(&encoded);
+    metaindex.Add(kUserFilterName, encoded);
+  }
   WriteBlock(metaindex.Finish(), /*may_compress=*/false, &metaindex_handle);
   WriteBlock(index_contents, /*may_compress=*/false, &index_handle);
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "sift/env.h"
@@ -81,6 +82,9 @@ class TableBuilder {
                   BlockHandle* handle);
   void WriteRaw(std::string_view data);
   void WriteFilter(BlockBuilder* metaindex);
+  // With options_.filter_policy: writes its filter of user_filter_keys_
+  // and returns true.
+  bool WriteUserFilter(BlockHandle* handle);
 
   const Options options_;
   const KeyComparator icmp_;  // from options_.comparator
@@ -91,7 +95,9 @@ class TableBuilder {
   BlockBuilder index_block_;
   std::string smallest_;
   std::string last_key_;
-  std::unique_ptr<BloomFilterBuilder> filter_;  // null: no filter
+  std::unique_ptr<BloomFilterBuilder> filter_;  // null: no built-in filter
+  // With options_.filter_policy: the distinct user keys added, in order.
+  std::vector<std::string> user_filter_keys_;
   // Invariant: set after a data block is flushed until the first key of the
   // next block is seen, so the index separator can be shortened against it.
   bool pending_index_entry_ = false;

@@ -19,6 +19,7 @@ namespace {
 
 constexpr char kFilterName[] = "sift.filter";
 constexpr char kPropertiesName[] = "sift.properties";
+constexpr char kUserFilterName[] = "sift.user.filter";
 
 // Prefixes a block-level error with the file and the block's offset,
 // naming the file once when the error already starts with it.
@@ -38,13 +39,14 @@ absl::Status InBlock(const absl::Status& s, const std::string& file,
 
 Table::Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
              uint64_t file_size, BlockCache* cache,
-             const Comparator* comparator)
+             const Comparator* comparator, const FilterPolicy* filter_policy)
     : file_name_(std::move(file_name)),
       file_(std::move(file)),
       file_size_(file_size),
       cache_(cache),
       cache_id_(cache != nullptr ? cache->NewId() : 0),
-      icmp_(KeyComparator::Internal(comparator)) {}
+      icmp_(KeyComparator::Internal(comparator)),
+      user_policy_(filter_policy) {}
 
 Table::~Table() = default;
 
@@ -52,14 +54,16 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
     std::string file_name, std::unique_ptr<RandomAccessFile> file,
     uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
     SequenceNumber global_sequence,
-    std::optional<std::string_view> replacement_filter) {
+    std::optional<std::string_view> replacement_filter,
+    const FilterPolicy* filter_policy) {
   if (file_size < kFooterSize) {
     return CorruptionError(file_name, 0,
                            absl::StrCat("file too short to be an SSTable (",
                                         file_size, " bytes)"));
   }
   std::unique_ptr<Table> t(new Table(std::move(file_name), std::move(file),
-                                     file_size, block_cache, comparator));
+                                     file_size, block_cache, comparator,
+                                     filter_policy));
   t->global_sequence_ = global_sequence;
   char buf[kFooterSize];
   std::string_view footer_bytes;
@@ -94,7 +98,10 @@ absl::Status Table::ReadMeta(
     BlockHandle h;
     const bool is_filter = it->key() == kFilterName;
     const bool is_props = it->key() == kPropertiesName;
-    if (!is_filter && !is_props) continue;  // a name from a later version
+    const bool is_user_filter = it->key() == kUserFilterName;
+    if (!is_filter && !is_props && !is_user_filter) {
+      continue;  // a name from a later version
+    }
     if (!h.DecodeFrom(&v) || !h.FitsBefore(limit)) {
       return CorruptionError(file_name_, metaindex_handle.offset,
                              "bad block handle in metaindex");
@@ -102,6 +109,9 @@ absl::Status Table::ReadMeta(
     if (is_filter) {
       has_filter_block_ = true;
       filter_handle_ = h;
+    } else if (is_user_filter) {
+      has_user_filter_block_ = true;
+      user_filter_handle_ = h;
     } else {
       have_properties = true;
       properties_handle_ = h;
@@ -117,6 +127,12 @@ absl::Status Table::ReadMeta(
   Block props_block(std::move(contents));
   RETURN_IF_ERROR(InBlock(DecodeProperties(props_block, &properties_),
                           file_name_, "properties", properties_handle_));
+  // A filter is probed only by the policy that built it (FORMAT.md): under
+  // a user policy, a file without its filter reads as if it had none.
+  if (user_policy_ != nullptr) {
+    LoadUserFilter();
+    return absl::OkStatus();
+  }
   if (replacement_filter.has_value()) {
     filter_is_replacement_ = UseFilter(*replacement_filter);
     if (filter_is_replacement_) return absl::OkStatus();
@@ -128,6 +144,19 @@ absl::Status Table::ReadMeta(
         absl::StrCat(file_name_, ": replacement filter has an unknown format"));
   }
   return absl::OkStatus();
+}
+
+void Table::LoadUserFilter() {
+  if (!has_user_filter_block_ ||
+      properties_.filter_policy != user_policy_->Name()) {
+    return;
+  }
+  BlockContents contents;
+  filter_status_ =
+      ReadBlock(*file_, file_name_, user_filter_handle_, &contents);
+  if (!filter_status_.ok()) return;  // read without a filter
+  user_filter_.assign(contents.data);
+  has_user_filter_ = true;
 }
 
 void Table::LoadFilter(const BlockHandle& handle) {
@@ -513,6 +542,9 @@ std::vector<Table::BlockInfo> Table::Blocks() const {
   std::vector<BlockInfo> blocks;
   for (const IndexEntry& e : index_) blocks.push_back({"data", e.handle});
   if (has_filter_block_) blocks.push_back({"filter", filter_handle_});
+  if (has_user_filter_block_) {
+    blocks.push_back({"user filter", user_filter_handle_});
+  }
   blocks.push_back({"properties", properties_handle_});
   blocks.push_back({"metaindex", metaindex_handle_});
   blocks.push_back({"index", index_handle_});

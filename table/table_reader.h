@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "sift/env.h"
+#include "sift/filter_policy.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
 #include "sift/table_properties.h"
@@ -69,11 +70,16 @@ class Table {
   // instead of its own filter block, which is then not read -- unless the
   // replacement does not parse, when the table's own filter is used and
   // filter_status() says why.
+  // filter_policy: Options::filter_policy, or null for the built-in
+  // filters; it must outlive the Table. When set, the table probes only a
+  // user filter built by a policy of the same Name() (table/FORMAT.md,
+  // "User filter block"), never the built-in filter or a replacement.
   static absl::StatusOr<std::unique_ptr<Table>> Open(
       std::string file_name, std::unique_ptr<RandomAccessFile> file,
       uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
       SequenceNumber global_sequence = 0,
-      std::optional<std::string_view> replacement_filter = std::nullopt);
+      std::optional<std::string_view> replacement_filter = std::nullopt,
+      const FilterPolicy* filter_policy = nullptr);
 
   ~Table();
   Table(const Table&) = delete;
@@ -84,8 +90,18 @@ class Table {
   bool KeyMayMatch(uint64_t hash) const { return filter_.MayContainHash(hash); }
   // Touches the filter's cache line for `hash`, ahead of KeyMayMatch.
   void PrefetchFilter(uint64_t hash) const { filter_.Prefetch(hash); }
-  // True when the file carries a filter that Open could trust.
+  // True when the file carries a built-in filter that Open could trust.
   bool has_filter() const { return filter_.valid(); }
+
+  // With a user filter policy: true when the file carries a filter built
+  // by a policy of its name, which UserKeyMayMatch probes.
+  bool has_user_filter() const { return has_user_filter_; }
+  // False means user_key is definitely not in this file. True when the
+  // file has no user filter.
+  bool UserKeyMayMatch(std::string_view user_key) const {
+    return !has_user_filter_ ||
+           user_policy_->KeyMayMatch(user_key, user_filter_);
+  }
   // Why a filter block present in the file (or a replacement filter given
   // to Open) is not used (OK otherwise).
   const absl::Status& filter_status() const { return filter_status_; }
@@ -137,7 +153,7 @@ class Table {
   // The sequence all entries are read with, or 0: their own.
   SequenceNumber global_sequence() const { return global_sequence_; }
   // Bytes pinned in memory: the filter and the index.
-  size_t FilterMemory() const { return filter_size_; }
+  size_t FilterMemory() const { return filter_size_ + user_filter_.size(); }
   size_t IndexMemory() const;
   // The parsed filter, for tools.
   const BloomFilterReader& filter() const { return filter_; }
@@ -149,7 +165,8 @@ class Table {
 
   // For tools: the handles of every block, in file order, with a name.
   struct BlockInfo {
-    std::string kind;  // "data", "filter", "properties", "metaindex", "index"
+    // "data", "filter", "user filter", "properties", "metaindex", "index"
+    std::string kind;
     BlockHandle handle;
   };
   std::vector<BlockInfo> Blocks() const;
@@ -166,11 +183,15 @@ class Table {
   };
 
   Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
-        uint64_t file_size, BlockCache* cache, const Comparator* comparator);
+        uint64_t file_size, BlockCache* cache, const Comparator* comparator,
+        const FilterPolicy* filter_policy);
   absl::Status ReadMeta(const BlockHandle& metaindex,
                         std::optional<std::string_view> replacement_filter);
   absl::Status ParseIndex(const BlockHandle& handle);
   void LoadFilter(const BlockHandle& handle);
+  // Under a user policy: reads the user filter block if that policy built
+  // it.
+  void LoadUserFilter();
   // Keeps a copy of `filter` as the table's filter; false (and no filter)
   // if it does not parse.
   bool UseFilter(std::string_view filter);
@@ -194,6 +215,7 @@ class Table {
   BlockCache* const cache_;
   const uint64_t cache_id_;
   const KeyComparator icmp_;
+  const FilterPolicy* const user_policy_;  // null: built-in filters
   SequenceNumber global_sequence_ = 0;
 
   TableProperties properties_;
@@ -212,6 +234,10 @@ class Table {
   BloomFilterReader filter_;
   absl::Status filter_status_;
   bool filter_is_replacement_ = false;
+  bool has_user_filter_block_ = false;
+  BlockHandle user_filter_handle_;
+  bool has_user_filter_ = false;
+  std::string user_filter_;
 };
 
 }  // namespace sift

@@ -20,6 +20,7 @@ class BloomFilterPolicy final : public FilterPolicy {
         layout_(layout),
         params_(ChooseBloomParams(layout, fp_chance)) {}
 
+  const char* Name() const override { return "sift.BuiltinFilter"; }
   double fp_chance() const override { return fp_chance_; }
   FilterLayout layout() const override { return layout_; }
 

@@ -1,5 +1,6 @@
 // LevelDB 1.23's C API (include/sift/leveldb/c.h) on siftdb: the library
-// siftdb::leveldb_c. Most LevelDB handles are the sift/c.h handle of the
+// siftdb::leveldb_c (comparators and filter policies are in
+// leveldb_c_policies.cc). Most LevelDB handles are the sift/c.h handle of the
 // same object (a struct deriving from it and adding nothing), so the sift_
 // function serves them; the rest map LevelDB's options onto siftdb's as
 // the header documents.
@@ -17,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "c/c_internal.h"
+#include "c/leveldb/leveldb_c_policies.h"
 #include "sift/c.h"
 #include "sift/leveldb/c.h"
 
@@ -238,6 +240,14 @@ leveldb_options_t* leveldb_options_create(void) {
   return new leveldb_options_t{};
 }
 void leveldb_options_destroy(leveldb_options_t* o) { delete o; }
+void leveldb_options_set_comparator(leveldb_options_t* o,
+                                    leveldb_comparator_t* cmp) {
+  sift_options_set_comparator(o, cmp);
+}
+void leveldb_options_set_filter_policy(leveldb_options_t* o,
+                                       leveldb_filterpolicy_t* policy) {
+  o->rep.filter_policy = policy != nullptr ? policy->rep : nullptr;
+}
 void leveldb_options_set_create_if_missing(leveldb_options_t* o, uint8_t v) {
   sift_options_set_create_if_missing(o, v);
 }

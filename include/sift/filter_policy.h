@@ -2,6 +2,32 @@
 // for every SSTable, so that a Get for a key a file does not hold usually skips
 // the file without reading its index or data.
 //
+// Two kinds of policy share this interface:
+// - siftdb's built-in, calibrated filters, from FilterPolicy::Create. The DB
+//   builds these itself from Options::bloom_filter_fp_chance and
+//   filter_layout (hashing each key once per Get for every file); Create
+//   gives the same filters for use outside a DB.
+// - A user policy, LevelDB's contract: a subclass implementing Name(),
+//   CreateFilter and KeyMayMatch, set as Options::filter_policy. Its
+//   filters are opaque bytes to siftdb, stored in each table with Name();
+//   fp_chance(), layout() and ShapeFor() keep their defaults, which siftdb
+//   never reads for a user policy. What siftdb relies on:
+//   * CreateFilter(keys, dst) gets the distinct user keys of one table, in
+//     the table's order, and a *dst that may hold anything; it must leave
+//     in *dst a filter of those keys (replacing what was there).
+//   * KeyMayMatch(key, filter) is only ever given a filter that a policy of
+//     the same Name() built, and must return true for every key that
+//     filter was built from: a false there hides the key from Get (siftdb
+//     skips the file without reading it). Any other answer is allowed;
+//     false for a key not in the table is what saves the read.
+//   * Name() identifies the filter format: a table whose filter was built
+//     under another name (or by the built-in filters) is read as if it had
+//     no filter, never probed with the wrong policy. Names starting with
+//     "sift." are reserved.
+//   * All three are called from any thread at any time (flushes and
+//     compactions build filters in the background, Gets probe them
+//     concurrently), for as long as a DB holds the policy.
+// The rest of this comment is about the built-in filters.
 // A filter is a self-describing string: its own trailer records its layout,
 // number of probes, size and number of keys (table/FORMAT.md, "Filter bytes"),
 // so a filter built under one policy is read correctly by any other, and a
@@ -75,9 +101,19 @@ class FilterPolicy {
 
   virtual ~FilterPolicy() = default;
 
-  // The target false-positive chance, as given to Create.
-  virtual double fp_chance() const = 0;
-  virtual FilterLayout layout() const = 0;
+  // Names the filter format, recorded in every table built with the policy
+  // (Options::filter_policy): a filter is only ever probed by a policy of
+  // the same name. Change the name whenever CreateFilter's output or
+  // KeyMayMatch's reading of it changes. Names starting with "sift." are
+  // reserved; the built-in policies answer "sift.BuiltinFilter" (the DB
+  // never records it: its own filters carry their format in their bytes).
+  virtual const char* Name() const = 0;
+
+  // The target false-positive chance, as given to Create. Default (a user
+  // policy): 1.0, no promised rate.
+  virtual double fp_chance() const { return 1.0; }
+  // Default (a user policy): kStandard; not used by siftdb for it.
+  virtual FilterLayout layout() const { return FilterLayout::kStandard; }
 
   // The shape CreateFilter chooses for num_keys distinct keys. num_bits /
   // num_keys is the bits per key; it is higher than the asymptotic value for
@@ -85,9 +121,13 @@ class FilterPolicy {
   // and to a minimum of 64 (kStandard) or 512 (kBlocked) bits. For kRibbon
   // it is the Ribbon shape (num_probes = its wider section's result bits)
   // or, for few keys, kBlocked's; a Ribbon build that fails under every
-  // seed (a chance below 1e-8) writes kBlocked's shape instead.
-  virtual FilterShape ShapeFor(uint64_t num_keys) const = 0;
+  // seed (a chance below 1e-8) writes kBlocked's shape instead. Default (a
+  // user policy): num_keys with no bits or probes, as the shape is unknown.
+  virtual FilterShape ShapeFor(uint64_t num_keys) const {
+    return FilterShape{num_keys, 0, 0};
+  }
 
+  // Built-in policies (a user policy: see the file comment):
   // Replaces the contents of *dst with a filter holding exactly `keys`.
   // Duplicate keys count once. An empty `keys` yields a valid filter that
   // matches nothing. (Replacing rather than appending keeps the filter's
@@ -99,7 +139,8 @@ class FilterPolicy {
                             std::string* dst) const = 0;
 
   // False means `key` was definitely not among the keys `filter` was built
-  // from. True means it may have been. Any `filter` string is accepted: one
+  // from. True means it may have been. Built-in policies accept any
+  // `filter` string: one
   // that is not a well-formed filter (see the file comment) matches every
   // key. Does not depend on this policy's fp_chance or layout.
   virtual bool KeyMayMatch(std::string_view key,

@@ -8,12 +8,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "sift/comparator.h"
 
 namespace sift {
 
 class Env;
+class FilterPolicy;
 class Snapshot;
 
 // How a filter lays out its bits. Stored in every filter's trailer, so files
@@ -209,6 +211,26 @@ struct Options {
   // 1.44 * log2(1/p) bits per key). Files keep the value they were built
   // with until compaction rebuilds them. Default: 0.01.
   double bloom_filter_fp_chance = 0.01;
+
+  // A user filter policy (sift/filter_policy.h, LevelDB's contract) instead
+  // of siftdb's built-in filters: new tables then carry a filter built by
+  // it from the file's distinct user keys, recorded under its Name(), and
+  // no built-in filter (bloom_filter_fp_chance, filter_layout,
+  // bloom_before_level and filter_bits_per_key_budget are then unused, and
+  // RebuildFilters finds nothing to rebuild). A table's filter is used only
+  // by a policy of the name that built it: a file whose filter was built by
+  // another policy, or by the built-in filters while a policy is set (and a
+  // policy's filter while none is set), is read as if it had no filter --
+  // correct, only slower. Compactions write their outputs with the filter
+  // in force, and CompactRange rewrites every file carrying a built-in
+  // filter; a file carrying another policy's filter is rewritten only when
+  // a compaction merges it (its policy's name is not in the MANIFEST). The
+  // builder holds a file's distinct user keys until the file is finished
+  // (about max_file_size bytes at most), and each probe calls KeyMayMatch
+  // with the key instead of reusing one hash for every file. Must be
+  // thread-safe (KeyMayMatch runs on every reading thread).
+  // Default: null, siftdb's built-in filters.
+  std::shared_ptr<const FilterPolicy> filter_policy;
 
   // Layout of new filters. Default: kBlocked.
   FilterLayout filter_layout = FilterLayout::kBlocked;

@@ -31,6 +31,10 @@ struct TableProperties {
   uint64_t filter_num_keys = 0;
   double filter_bits_per_key = 0;
   uint32_t filter_num_probes = 0;
+  // The Name() of the Options::filter_policy whose filter the file carries
+  // (then the file has no built-in filter: bloom_filter_fp_chance is 1.0);
+  // empty when none.
+  std::string filter_policy;
 
   std::string smallest_key;  // user keys
   std::string largest_key;

@@ -194,6 +194,206 @@ static void TestSizesAndProperties(leveldb_t* db) {
   leveldb_free(p);
 }
 
+/* A reversed bytewise order; state counts destructor calls. */
+static void CountDestroy(void* state) { ++*(int*)state; }
+static int ReverseCompare(void* state, const char* a, size_t alen,
+                          const char* b, size_t blen) {
+  (void)state;
+  size_t n = alen < blen ? alen : blen;
+  int r = memcmp(a, b, n);
+  if (r == 0) r = alen < blen ? -1 : alen > blen ? 1 : 0;
+  return -r;
+}
+static const char* ReverseName(void* state) {
+  (void)state;
+  return "consumer.Reverse";
+}
+
+/* The DB's keys in its order, through an iterator, as "c b a ". */
+static void Scan(leveldb_t* db, char* out, size_t cap) {
+  size_t len, used = 0;
+  out[0] = '\0';
+  leveldb_iterator_t* it = leveldb_create_iterator(db, ro);
+  for (leveldb_iter_seek_to_first(it); leveldb_iter_valid(it);
+       leveldb_iter_next(it)) {
+    const char* k = leveldb_iter_key(it, &len);
+    used += (size_t)snprintf(out + used, cap - used, "%.*s ", (int)len, k);
+    if (used >= cap) break;
+  }
+  leveldb_iter_destroy(it);
+}
+
+static void TestComparator(leveldb_options_t* options, const char* dbname) {
+  char* err = NULL;
+  char keys[64];
+  int destroyed = 0;
+  leveldb_comparator_t* cmp = leveldb_comparator_create(
+      &destroyed, CountDestroy, ReverseCompare, ReverseName);
+  leveldb_options_set_comparator(options, cmp);
+  leveldb_destroy_db(options, dbname, &err);
+  CHECK_NO_ERROR(err);
+  leveldb_t* db = leveldb_open(options, dbname, &err);
+  CHECK_NO_ERROR(err);
+  if (db == NULL) return;
+  Put(db, "a", "1");
+  Put(db, "c", "3");
+  Put(db, "b", "2");
+  Scan(db, keys, sizeof(keys));
+  CHECK(strcmp(keys, "c b a ") == 0);
+  leveldb_compact_range(db, NULL, 0, NULL, 0); /* now in a table */
+  CHECK(NumberProperty(db, "leveldb.num-files-at-level0") == 0);
+  Scan(db, keys, sizeof(keys));
+  CHECK(strcmp(keys, "c b a ") == 0);
+  CHECK(strcmp(Get(db, "b"), "2") == 0);
+  leveldb_close(db);
+
+  /* The name is recorded: the bytewise order may not open it. */
+  leveldb_options_set_comparator(options, NULL);
+  CHECK(leveldb_open(options, dbname, &err) == NULL);
+  CHECK(err != NULL && strstr(err, "consumer.Reverse") != NULL);
+  leveldb_free(err);
+  err = NULL;
+  leveldb_options_set_comparator(options, cmp);
+  leveldb_destroy_db(options, dbname, &err);
+  CHECK_NO_ERROR(err);
+  leveldb_options_set_comparator(options, NULL);
+  CHECK(destroyed == 0);
+  leveldb_comparator_destroy(cmp);
+  CHECK(destroyed == 1);
+}
+
+/* An exact filter: the keys, each after a length byte (keys < 256 bytes),
+   counting what the library asks of it. */
+struct FilterCounts {
+  int created, probed, destroyed;
+  uint8_t answer_for_others; /* the answer of the policy named "Other" */
+};
+static char* ExactCreate(void* state, const char* const* keys,
+                         const size_t* lens, int n, size_t* filter_len) {
+  struct FilterCounts* c = (struct FilterCounts*)state;
+  size_t total = 0;
+  for (int i = 0; i < n; ++i) total += 1 + lens[i];
+  char* f = (char*)malloc(total + 1);
+  char* p = f;
+  for (int i = 0; i < n; ++i) {
+    *p++ = (char)lens[i];
+    memcpy(p, keys[i], lens[i]);
+    p += lens[i];
+  }
+  ++c->created;
+  *filter_len = total;
+  return f;
+}
+static uint8_t ExactMatch(void* state, const char* key, size_t len,
+                          const char* f, size_t flen) {
+  struct FilterCounts* c = (struct FilterCounts*)state;
+  ++c->probed;
+  size_t at = 0;
+  while (at < flen) {
+    size_t n = (unsigned char)f[at];
+    if (n == len && at + 1 + n <= flen && memcmp(f + at + 1, key, n) == 0) {
+      return 1;
+    }
+    at += 1 + n;
+  }
+  return 0;
+}
+static void FilterDestroy(void* state) {
+  ++((struct FilterCounts*)state)->destroyed;
+}
+static const char* ExactName(void* state) {
+  (void)state;
+  return "consumer.Exact";
+}
+static uint8_t OtherMatch(void* state, const char* key, size_t len,
+                          const char* f, size_t flen) {
+  (void)key, (void)len, (void)f, (void)flen;
+  struct FilterCounts* c = (struct FilterCounts*)state;
+  ++c->probed;
+  return c->answer_for_others;
+}
+static const char* OtherName(void* state) {
+  (void)state;
+  return "consumer.Other";
+}
+
+static void TestFilterPolicy(leveldb_options_t* options, const char* dbname) {
+  char* err = NULL;
+  struct FilterCounts exact = {0, 0, 0, 1};
+  struct FilterCounts other = {0, 0, 0, 0};
+  leveldb_filterpolicy_t* policy = leveldb_filterpolicy_create(
+      &exact, FilterDestroy, ExactCreate, ExactMatch, ExactName);
+  leveldb_options_set_filter_policy(options, policy);
+  leveldb_destroy_db(options, dbname, &err);
+  CHECK_NO_ERROR(err);
+  leveldb_t* db = leveldb_open(options, dbname, &err);
+  CHECK_NO_ERROR(err);
+  if (db == NULL) return;
+  Put(db, "apple", "red");
+  Put(db, "banana", "yellow");
+  leveldb_compact_range(db, NULL, 0, NULL, 0);
+  CHECK(exact.created >= 1);
+  CHECK(strcmp(Get(db, "apple"), "red") == 0);
+  CHECK(exact.probed >= 1);
+  /* Within the table's key range, so only the filter rules it out. */
+  int before = exact.probed;
+  CHECK(strcmp(Get(db, "avocado"), "NOT_FOUND") == 0);
+  CHECK(exact.probed > before);
+  /* The handle goes while the DB uses the policy: the DB keeps it. */
+  leveldb_options_set_filter_policy(options, NULL);
+  leveldb_filterpolicy_destroy(policy);
+  CHECK(exact.destroyed == 0);
+  before = exact.probed;
+  CHECK(strcmp(Get(db, "banana"), "yellow") == 0);
+  CHECK(exact.probed > before);
+  leveldb_close(db);
+  CHECK(exact.destroyed == 1);
+
+  /* Another policy's name: its "no" is never asked about these tables. */
+  policy = leveldb_filterpolicy_create(&other, FilterDestroy, ExactCreate,
+                                       OtherMatch, OtherName);
+  leveldb_options_set_filter_policy(options, policy);
+  db = leveldb_open(options, dbname, &err);
+  CHECK_NO_ERROR(err);
+  if (db != NULL) {
+    CHECK(strcmp(Get(db, "apple"), "red") == 0);
+    CHECK(strcmp(Get(db, "banana"), "yellow") == 0);
+    CHECK(other.probed == 0);
+    leveldb_close(db);
+  }
+  leveldb_options_set_filter_policy(options, NULL);
+  leveldb_filterpolicy_destroy(policy);
+  CHECK(other.destroyed == 1);
+
+  /* LevelDB's Bloom filter: no false negatives. */
+  policy = leveldb_filterpolicy_create_bloom(10);
+  leveldb_options_set_filter_policy(options, policy);
+  leveldb_destroy_db(options, dbname, &err);
+  CHECK_NO_ERROR(err);
+  db = leveldb_open(options, dbname, &err);
+  CHECK_NO_ERROR(err);
+  if (db != NULL) {
+    char key[16];
+    for (int i = 0; i < 1000; ++i) {
+      snprintf(key, sizeof(key), "b%04d", i);
+      Put(db, key, "v");
+    }
+    leveldb_compact_range(db, NULL, 0, NULL, 0);
+    int found = 0;
+    for (int i = 0; i < 1000; ++i) {
+      snprintf(key, sizeof(key), "b%04d", i);
+      found += strcmp(Get(db, key), "v") == 0;
+    }
+    CHECK(found == 1000);
+    CHECK(strcmp(Get(db, "b10000"), "NOT_FOUND") == 0);
+    leveldb_close(db);
+  }
+  leveldb_options_set_filter_policy(options, NULL);
+  leveldb_filterpolicy_destroy(policy);
+  leveldb_destroy_db(options, dbname, &err);
+  CHECK_NO_ERROR(err);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s <scratch dir>\n", argv[0]);
@@ -283,6 +483,10 @@ int main(int argc, char** argv) {
   leveldb_options_set_create_if_missing(options, 0);
   CHECK(leveldb_open(options, dbname, &err) == NULL);
   CHECK_ERROR(err);
+
+  leveldb_options_set_create_if_missing(options, 1);
+  TestComparator(options, dbname);
+  TestFilterPolicy(options, dbname);
 
   leveldb_options_destroy(options);
   leveldb_readoptions_destroy(ro);

@@ -16,17 +16,18 @@
    siftdb behaves differently, the function's comment says so. In brief:
    - Error messages are siftdb's ("INVALID_ARGUMENT: ...": the absl::Status
      code, then the detail), not LevelDB's ("Invalid argument: ...").
-   - New tables get siftdb's default filter (a 1% false-positive chance);
-     LevelDB would write none. Results are the same; misses are cheaper.
+   - Without a filter policy, new tables get siftdb's default filter (a 1%
+     false-positive chance); LevelDB would write none. Results are the
+     same; misses are cheaper.
    - Option values outside LevelDB's ranges are clamped as LevelDB clamps
      them, then to siftdb's own limits (see each setter).
    - Caches, environments and loggers map onto siftdb's options or are
      ignored (see their functions).
    - leveldb_compact_range compacts [start, limit] inclusive of limit, as
      LevelDB does.
-   Not yet provided: custom comparators and filter policies
-   (leveldb_comparator_*, leveldb_filterpolicy_*, and the option setters
-   taking them).
+   - leveldb_filterpolicy_create_bloom builds siftdb's Bloom filter, not
+     LevelDB's bytes, and a filter policy lives on while a DB uses it (see
+     the functions).
    Thread safety is LevelDB's: a leveldb_t may be used by many threads at
    once; every other object by one thread at a time. */
 
@@ -182,6 +183,18 @@ LEVELDB_EXPORT void leveldb_writebatch_append(
 
 LEVELDB_EXPORT leveldb_options_t* leveldb_options_create(void);
 LEVELDB_EXPORT void leveldb_options_destroy(leveldb_options_t*);
+/* As LevelDB: the comparator's name is recorded in the database, and
+   opening it with a comparator of another name fails (INVALID_ARGUMENT
+   naming both). The comparator must outlive every DB opened with it.
+   NULL: the bytewise order. */
+LEVELDB_EXPORT void leveldb_options_set_comparator(leveldb_options_t*,
+                                                   leveldb_comparator_t*);
+/* New tables carry a filter built by the policy, under its name; a table
+   whose filter another policy (or none) built is read without a filter.
+   The options share the policy (see leveldb_filterpolicy_destroy). NULL:
+   siftdb's default filter. */
+LEVELDB_EXPORT void leveldb_options_set_filter_policy(leveldb_options_t*,
+                                                      leveldb_filterpolicy_t*);
 LEVELDB_EXPORT void leveldb_options_set_create_if_missing(leveldb_options_t*,
                                                           uint8_t);
 LEVELDB_EXPORT void leveldb_options_set_error_if_exists(leveldb_options_t*,
@@ -216,6 +229,50 @@ LEVELDB_EXPORT void leveldb_options_set_max_file_size(leveldb_options_t*,
 enum { leveldb_no_compression = 0, leveldb_snappy_compression = 1 };
 /* Another value leaves the setting unchanged (Snappy by default). */
 LEVELDB_EXPORT void leveldb_options_set_compression(leveldb_options_t*, int);
+
+/* Comparator */
+
+/* compare returns <0, 0 or >0 as a orders before, with or after b; name
+   names the order (it must stay the same for the database's life). The
+   callbacks may be called from any thread until leveldb_comparator_destroy,
+   which calls destructor(state). As in LevelDB, keys are never shortened
+   with a custom comparator. */
+LEVELDB_EXPORT leveldb_comparator_t* leveldb_comparator_create(
+    void* state, void (*destructor)(void*),
+    int (*compare)(void*, const char* a, size_t alen, const char* b,
+                   size_t blen),
+    const char* (*name)(void*));
+LEVELDB_EXPORT void leveldb_comparator_destroy(leveldb_comparator_t*);
+
+/* Filter policy */
+
+/* LevelDB's contract: create_filter gets one table's distinct keys and
+   returns a malloc()ed filter of *filter_length bytes (the library frees
+   it); key_may_match must return 1 for every key the filter was built
+   from (0 for a key of the table hides it from leveldb_get), and may
+   return 0 for others, which saves reading the table; name names the
+   filter format, stored with each table. The callbacks may be called from
+   any thread, at any time a DB holds the policy. */
+LEVELDB_EXPORT leveldb_filterpolicy_t* leveldb_filterpolicy_create(
+    void* state, void (*destructor)(void*),
+    char* (*create_filter)(void*, const char* const* key_array,
+                           const size_t* key_length_array, int num_keys,
+                           size_t* filter_length),
+    uint8_t (*key_may_match)(void*, const char* key, size_t length,
+                             const char* filter, size_t filter_length),
+    const char* (*name)(void*));
+/* Releases the caller's handle. Unlike LevelDB, options and DBs the policy
+   was set in share it: destructor(state) runs once the last of them lets
+   go -- here, for a program that closed its DBs and reset its options
+   first, as LevelDB requires; at the last leveldb_close otherwise. */
+LEVELDB_EXPORT void leveldb_filterpolicy_destroy(leveldb_filterpolicy_t*);
+
+/* A Bloom filter named "leveldb.BuiltinBloomFilter2", as LevelDB's: it is
+   siftdb's standard Bloom filter, built for the false-positive chance of
+   LevelDB's at bits_per_key (0.84% at 10; values below 1 count as 1), so
+   its size per key is about bits_per_key but its bytes are siftdb's. */
+LEVELDB_EXPORT leveldb_filterpolicy_t* leveldb_filterpolicy_create_bloom(
+    int bits_per_key);
 
 /* Read options */
 
