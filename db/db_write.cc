@@ -28,8 +28,8 @@ struct DBImpl::Writer {
 
 namespace {
 
-// Put and Delete build their one-entry batch in a per-thread batch whose
-// buffer survives between calls, so a write allocates nothing. Write is
+// Put, Delete and DeleteRange build their one-entry batch in a per-thread batch
+// whose buffer survives between calls, so a write allocates nothing. Write is
 // done with the batch when it returns; a batch grown past 1 MiB (a huge
 // value) is let go rather than kept for the thread's lifetime.
 WriteBatch* ThreadBatch() {
@@ -51,6 +51,13 @@ absl::Status DBImpl::Put(const WriteOptions& options, std::string_view key,
 absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
   WriteBatch* batch = ThreadBatch();
   batch->Delete(key);
+  return Write(options, batch);
+}
+
+absl::Status DBImpl::DeleteRange(const WriteOptions& options,
+                                 std::string_view begin, std::string_view end) {
+  WriteBatch* batch = ThreadBatch();
+  batch->DeleteRange(begin, end);  // Write refuses it if begin >= end
   return Write(options, batch);
 }
 

@@ -47,6 +47,7 @@ FileFacts FactsFromProperties(const TableProperties& props,
   FileFacts f;
   f.num_entries = props.num_entries;
   f.num_deletions = props.num_deletions;
+  f.num_range_deletions = props.num_range_deletions;
   f.smallest_seq = 0;
   f.largest_seq = last_sequence;
   f.filter.layout = props.filter_layout;
@@ -77,6 +78,10 @@ void EncodeFileFacts(const FileFacts& facts, std::string* dst) {
     PutVarint64(dst, facts.replacement->size);
     EncodeFilterFacts(facts.replacement->filter, dst);
   }
+  // Appended: a file without range tombstones keeps its earlier bytes.
+  if (facts.num_range_deletions > 0) {
+    PutVarint64(dst, facts.num_range_deletions);
+  }
 }
 
 bool DecodeFileFacts(std::string_view src, FileFacts* facts) {
@@ -104,6 +109,10 @@ bool DecodeFileFacts(std::string_view src, FileFacts* facts) {
       return false;
     }
     facts->replacement = r;
+  }
+  // Absent: no range tombstones (older records, and files without any).
+  if (!in.empty() && !GetVarint64(&in, &facts->num_range_deletions)) {
+    return false;
   }
   return true;  // anything left is a field of a later format
 }

@@ -46,13 +46,17 @@ struct ReplacementFilter {
 struct FileFacts {
   uint64_t num_entries = 0;    // values and tombstones
   uint64_t num_deletions = 0;  // tombstones
-  // Every entry's sequence is in [smallest_seq, largest_seq]: exact for
+  // Every entry's sequence (range tombstones' too) is in [smallest_seq,
+  // largest_seq]: exact for
   // files recorded with their facts, a bound for files from a format-1
   // MANIFEST (see FactsFromProperties).
   SequenceNumber smallest_seq = 0;
   SequenceNumber largest_seq = 0;
   FilterFacts filter;  // the table's own filter
   std::optional<ReplacementFilter> replacement;
+  // Range tombstones in the file's range-deletion block. Readers skip the
+  // tombstone checks of a Version none of whose files has any.
+  uint64_t num_range_deletions = 0;
 
   // The filter readers use: the replacement's, if there is one.
   const FilterFacts& read_filter() const {

@@ -21,6 +21,14 @@ size_t FindFile(const FileList& files, std::string_view ikey) {
 }
 
 void Version::BuildSearchIndex() {
+  has_range_deletions = false;
+  for (const FileList& fl : files) {
+    for (const auto& f : fl) {
+      if (f->facts && f->facts->num_range_deletions > 0) {
+        has_range_deletions = true;
+      }
+    }
+  }
   for (int level = 1; level < config::kNumLevels; ++level) {
     largest_prefix[level].clear();
     for (const auto& f : files[level]) {
@@ -59,11 +67,12 @@ namespace {
 
 // Probes one file, whose pinned table is `table` (null: not pinned, so from
 // the cache's LRU). Returns true when the file decided the lookup.
+// covering: as for Version::Get.
 bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
                const Table* table, int level, const LookupKey& key,
                uint64_t hash, TableCache* cache, std::string* value,
                Version::GetResult* result, LocalStats* stats,
-               absl::Status* status) {
+               absl::Status* status, SequenceNumber* covering) {
   std::shared_ptr<const Table> holder;
   if (table == nullptr) {
     auto t = cache->GetUnpinned(f);
@@ -73,6 +82,12 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
     }
     holder = *std::move(t);
     table = holder.get();
+  }
+  if (covering != nullptr && f.facts->num_range_deletions > 0) {
+    const SequenceNumber read_seq =
+        ExtractTrailer(key.internal_key()) >> kValueTypeBits;
+    *covering = std::max(*covering, table->range_tombstones().MaxCoveringSeq(
+                                        key.user_key(), read_seq));
   }
   const bool has_filter = table->has_filter();
   if (has_filter) {
@@ -87,7 +102,9 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
   }
   Table::LookupResult r;
   TableReadCounters counters;
-  *status = table->Get(options, key.internal_key(), value, &r, &counters);
+  SequenceNumber found_seq = 0;
+  *status =
+      table->Get(options, key.internal_key(), value, &r, &counters, &found_seq);
   if (counters.block_cache_hits) {
     stats->Add(level, kBlockCacheDataHit, counters.block_cache_hits);
   }
@@ -101,8 +118,10 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
   if (!status->ok()) return true;
   if (r == Table::LookupResult::kNotFound) return false;
   if (has_filter) stats->Add(level, kBloomFilterFullTruePositive);
-  *result = r == Table::LookupResult::kFound ? Version::GetResult::kFound
-                                             : Version::GetResult::kDeleted;
+  const bool covered = covering != nullptr && found_seq < *covering;
+  *result = r == Table::LookupResult::kFound && !covered
+                ? Version::GetResult::kFound
+                : Version::GetResult::kDeleted;
   return true;
 }
 
@@ -110,7 +129,8 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
 
 absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
                           uint64_t hash, TableCache* cache, std::string* value,
-                          GetResult* result, LocalStats* stats) const {
+                          GetResult* result, LocalStats* stats,
+                          SequenceNumber* covering) const {
   *result = GetResult::kNotFound;
   const std::string_view user_key = key.user_key();
   // Candidates are gathered a batch at a time -- level-0 files newest first
@@ -135,7 +155,8 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   auto probe = [&]() {
     for (int c = 0; c < n; ++c) {
       if (ProbeFile(options, *batch[c].file, batch[c].table, batch[c].level,
-                    key, hash, cache, value, result, stats, &status)) {
+                    key, hash, cache, value, result, stats, &status,
+                    covering)) {
         return true;
       }
     }

@@ -47,9 +47,15 @@ class Version {
   // Looks the key up file by file: level 0 newest first, then one candidate
   // per deeper level. Each candidate is range-checked, then its filter is
   // probed with `hash`; only on "maybe" is a data block read.
+  // With covering null, range tombstones are not consulted (there are
+  // none: see has_range_deletions). Otherwise each candidate's tombstones
+  // covering the key raise *covering -- also when its filter says "no",
+  // which says nothing about its range deletions -- and the entry found
+  // reads as deleted if older than *covering.
   absl::Status Get(const ReadOptions& options, const LookupKey& key,
                    uint64_t hash, TableCache* cache, std::string* value,
-                   GetResult* result, LocalStats* stats) const;
+                   GetResult* result, LocalStats* stats,
+                   SequenceNumber* covering = nullptr) const;
 
   // Adds one iterator per level-0 file and one concatenating iterator per
   // deeper level; their block reads are counted in stats, per level.
@@ -87,6 +93,9 @@ class Version {
 
   // Per level, UserKeyPrefix of each file's largest user key (file order).
   std::vector<uint64_t> largest_prefix[config::kNumLevels];
+  // True if some file holds range tombstones (FileFacts). Set with
+  // largest_prefix; while false, reads skip every tombstone check.
+  bool has_range_deletions = false;
 
   // The pinned table of files[level][i], or null (not pinned, or a Version
   // made without a table cache).

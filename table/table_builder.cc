@@ -8,6 +8,7 @@
 #include "snappy.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
+#include "table/range_del_block.h"
 #include "util/hash.h"
 #include "util/status_macros.h"
 
@@ -205,6 +206,18 @@ void TableBuilder::WriteFilter(BlockBuilder* metaindex) {
   metaindex->Add(kFilterName, encoded);
 }
 
+void TableBuilder::AddRangeTombstone(RangeTombstone tombstone) {
+  range_tombstones_.push_back(std::move(tombstone));
+}
+
+void TableBuilder::WriteRangeDels(BlockHandle* handle) {
+  if (range_tombstones_.empty() || !ok()) return;
+  props_.num_range_deletions = range_tombstones_.size();
+  WriteBlock(EncodeRangeDelBlock(std::move(range_tombstones_)),
+             /*may_compress=*/false, handle);
+  range_tombstones_.clear();
+}
+
 absl::Status TableBuilder::Finish() {
   assert(!closed_);
   if (closed_) return absl::FailedPreconditionError("table already finished");
@@ -214,9 +227,13 @@ absl::Status TableBuilder::Finish() {
   props_.largest_key.assign(props_.num_entries > 0 ? ExtractUserKey(last_key_)
                                                    : "");
 
-  // Meta blocks, named in the metaindex in sorted order: filter, properties.
+  // Meta blocks, named in the metaindex in sorted order: filter,
+  // properties, range deletions.
   BlockBuilder metaindex(1);
   WriteFilter(&metaindex);
+  const bool has_range_dels = !range_tombstones_.empty();
+  BlockHandle range_del_handle;
+  WriteRangeDels(&range_del_handle);
 
   // The index: the last block's entry is a short successor of its last key.
   if (ok() && pending_index_entry_) {
@@ -236,6 +253,11 @@ absl::Status TableBuilder::Finish() {
   std::string encoded;
   props_handle.EncodeTo(&encoded);
   metaindex.Add(kPropertiesName, encoded);
+  if (has_range_dels) {
+    encoded.clear();
+    range_del_handle.EncodeTo(&encoded);
+    metaindex.Add(kRangeDelBlockName, encoded);
+  }
   WriteBlock(metaindex.Finish(), /*may_compress=*/false, &metaindex_handle);
   WriteBlock(index_contents, /*may_compress=*/false, &index_handle);
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "sift/env.h"
@@ -19,6 +20,7 @@
 #include "sift/table_properties.h"
 #include "table/block_builder.h"
 #include "table/format.h"
+#include "table/range_tombstone.h"
 #include "util/bloom.h"
 
 namespace sift {
@@ -51,6 +53,9 @@ class TableBuilder {
   // Adds an entry. InvalidArgument (and nothing written) if ikey is not a
   // valid internal key or not greater than the previous one.
   absl::Status Add(std::string_view ikey, std::string_view value);
+  // Adds a range tombstone, written to the range-deletion block at Finish
+  // (any order relative to Add). REQUIRES: begin < end.
+  void AddRangeTombstone(RangeTombstone tombstone);
 
   // Writes the remaining data, the filter, properties, metaindex, index and
   // footer. REQUIRES: Finish and Abandon not called yet.
@@ -79,6 +84,8 @@ class TableBuilder {
                   BlockHandle* handle);
   void WriteRaw(std::string_view data);
   void WriteFilter(BlockBuilder* metaindex);
+  // Writes the range-deletion block, if any tombstone was added.
+  void WriteRangeDels(BlockHandle* handle);
 
   const Options options_;
   WritableFile* const file_;
@@ -93,6 +100,7 @@ class TableBuilder {
   // next block is seen, so the index separator can be shortened against it.
   bool pending_index_entry_ = false;
   BlockHandle pending_handle_;
+  std::vector<RangeTombstone> range_tombstones_;
   std::string compressed_;  // scratch for Snappy output
   TableProperties props_;
   bool closed_ = false;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
+#include "table/range_del_block.h"
 #include "table/two_level_iterator.h"
 #include "util/cache_line.h"
 #include "util/coding.h"
@@ -86,7 +87,10 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
     BlockHandle h;
     const bool is_filter = it->key() == kFilterName;
     const bool is_props = it->key() == kPropertiesName;
-    if (!is_filter && !is_props) continue;  // a name from a later version
+    const bool is_range_del = it->key() == kRangeDelBlockName;
+    if (!is_filter && !is_props && !is_range_del) {
+      continue;  // a name from a later version
+    }
     if (!h.DecodeFrom(&v) || !h.FitsBefore(limit)) {
       return CorruptionError(file_name_, metaindex_handle.offset,
                              "bad block handle in metaindex");
@@ -94,6 +98,9 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
     if (is_filter) {
       has_filter_block_ = true;
       filter_handle_ = h;
+    } else if (is_range_del) {
+      has_range_del_block_ = true;
+      range_del_handle_ = h;
     } else {
       have_properties = true;
       properties_handle_ = h;
@@ -110,6 +117,21 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
   RETURN_IF_ERROR(InBlock(DecodeProperties(props_block, &properties_),
                           file_name_, "properties", properties_handle_));
   if (has_filter_block_) LoadFilter(filter_handle_);
+  if (has_range_del_block_) {
+    RETURN_IF_ERROR(LoadRangeTombstones(range_del_handle_));
+  }
+  return absl::OkStatus();
+}
+
+// Unlike a filter, damaged tombstones fail Open: reading without them
+// would show deleted keys.
+absl::Status Table::LoadRangeTombstones(const BlockHandle& handle) {
+  BlockContents contents;
+  RETURN_IF_ERROR(ReadBlock(*file_, file_name_, handle, &contents));
+  std::vector<RangeTombstone> tombstones;
+  RETURN_IF_ERROR(DecodeRangeDelBlock(contents.data, file_name_, handle.offset,
+                                      &tombstones));
+  range_tombstones_ = FragmentedRangeTombstones(tombstones);
   return absl::OkStatus();
 }
 
@@ -301,7 +323,8 @@ absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(
 
 absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
                         std::string* value, LookupResult* result,
-                        TableReadCounters* counters) const {
+                        TableReadCounters* counters,
+                        SequenceNumber* seq) const {
   *result = LookupResult::kNotFound;
   const size_t i = FindBlock(lookup_key);
   if (i == index_.size()) return absl::OkStatus();
@@ -318,6 +341,7 @@ absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
                            "bad internal key in data block");
   }
   if (parsed.user_key != ExtractUserKey(lookup_key)) return absl::OkStatus();
+  if (seq != nullptr) *seq = parsed.sequence;
   if (parsed.type == kTypeDeletion) {
     *result = LookupResult::kDeleted;
   } else {
@@ -371,6 +395,11 @@ absl::Status Table::VerifyChecksum() const {
     if (b.kind == "filter" && !BloomFilterReader(contents.data).valid()) {
       return CorruptionError(file_name_, b.handle.offset,
                              "filter block has an unknown format");
+    }
+    if (b.kind == "range_del") {
+      std::vector<RangeTombstone> tombstones;
+      RETURN_IF_ERROR(DecodeRangeDelBlock(contents.data, file_name_,
+                                          b.handle.offset, &tombstones));
     }
     if (b.kind == "data") {
       RETURN_IF_ERROR(
@@ -440,6 +469,9 @@ std::vector<Table::BlockInfo> Table::Blocks() const {
   std::vector<BlockInfo> blocks;
   for (const IndexEntry& e : index_) blocks.push_back({"data", e.handle});
   if (has_filter_block_) blocks.push_back({"filter", filter_handle_});
+  if (has_range_del_block_) {
+    blocks.push_back({"range_del", range_del_handle_});
+  }
   blocks.push_back({"properties", properties_handle_});
   blocks.push_back({"metaindex", metaindex_handle_});
   blocks.push_back({"index", index_handle_});

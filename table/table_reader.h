@@ -26,6 +26,7 @@
 #include "sift/table_properties.h"
 #include "table/block.h"
 #include "table/format.h"
+#include "table/range_tombstone.h"
 #include "util/bloom.h"
 #include "util/cache.h"
 
@@ -76,6 +77,12 @@ class Table {
   // Why a filter block present in the file is not used (OK otherwise).
   const absl::Status& filter_status() const { return filter_status_; }
 
+  // The file's range tombstones (its range-deletion block), fragmented at
+  // Open and kept in memory; empty for a file without them.
+  const FragmentedRangeTombstones& range_tombstones() const {
+    return range_tombstones_;
+  }
+
   enum class LookupResult : uint8_t {
     kNotFound,  // no entry for the user key at or below the sequence
     kFound,     // *value holds the newest value at or below the sequence
@@ -85,9 +92,12 @@ class Table {
   // Looks up `lookup_key`, an internal key (user key, sequence,
   // kValueTypeForSeek), skipping the filter (callers probe it first with
   // KeyMayMatch so they can count). Reads at most one data block.
+  // Range tombstones are not applied (see range_tombstones()). When found
+  // (or deleted) and seq is not null, *seq is the entry's sequence.
   absl::Status Get(const ReadOptions& options, std::string_view lookup_key,
                    std::string* value, LookupResult* result,
-                   TableReadCounters* counters) const;
+                   TableReadCounters* counters,
+                   SequenceNumber* seq = nullptr) const;
 
   // Iterates internal keys (a two-level iterator over the index and the
   // data blocks, table/two_level_iterator.h); reports damage through
@@ -111,7 +121,8 @@ class Table {
 
   // For tools: the handles of every block, in file order, with a name.
   struct BlockInfo {
-    std::string kind;  // "data", "filter", "properties", "metaindex", "index"
+    // "data", "filter", "range_del", "properties", "metaindex", "index"
+    std::string kind;
     BlockHandle handle;
   };
   std::vector<BlockInfo> Blocks() const;
@@ -132,6 +143,7 @@ class Table {
   absl::Status ReadMeta(const BlockHandle& metaindex);
   absl::Status ParseIndex(const BlockHandle& handle);
   void LoadFilter(const BlockHandle& handle);
+  absl::Status LoadRangeTombstones(const BlockHandle& handle);
   // Part of VerifyChecksum: data block i (index order), given the last key
   // of the blocks before it, which it updates.
   absl::Status VerifyDataBlock(size_t i, BlockContents contents,
@@ -162,6 +174,9 @@ class Table {
   size_t filter_size_ = 0;
   BloomFilterReader filter_;
   absl::Status filter_status_;
+  bool has_range_del_block_ = false;
+  BlockHandle range_del_handle_;
+  FragmentedRangeTombstones range_tombstones_;
 };
 
 }  // namespace sift
