@@ -44,8 +44,11 @@ bool Compaction::IsBaseLevelForKey(std::string_view user_key) {
     const FileList& files = input_version_->files[l];
     while (level_ptrs_[l] < files.size()) {
       const auto& f = files[level_ptrs_[l]];
-      if (user_key <= f->largest_user_key()) {
-        if (user_key >= f->smallest_user_key()) return false;
+      const KeyComparator& icmp = input_version_->icmp;
+      if (icmp.CompareUser(user_key, f->largest_user_key()) <= 0) {
+        if (icmp.CompareUser(user_key, f->smallest_user_key()) >= 0) {
+          return false;
+        }
         break;
       }
       ++level_ptrs_[l];
@@ -64,8 +67,8 @@ bool Compaction::IsBaseLevelForRange(std::string_view begin,
 
 bool Compaction::ShouldStopBefore(std::string_view ikey) {
   while (grandparent_index_ < grandparents_.size() &&
-         CompareInternalKeys(ikey, grandparents_[grandparent_index_]->largest) >
-             0) {
+         input_version_->icmp.Compare(
+             ikey, grandparents_[grandparent_index_]->largest) > 0) {
     if (seen_key_) {
       overlapped_bytes_ += grandparents_[grandparent_index_]->file_size;
     }

@@ -23,6 +23,7 @@ std::unique_ptr<Iterator> MakeInputIterator(const Compaction& c,
   ReadOptions options;
   options.fill_cache = false;  // a one-time scan: keep the working set
   std::vector<std::unique_ptr<Iterator>> iters;
+  const KeyComparator& icmp = c.input_version().icmp;
   for (int which = 0; which < 2; ++which) {
     FileList files;
     for (const auto& f : c.inputs(which)) {
@@ -32,13 +33,13 @@ std::unique_ptr<Iterator> MakeInputIterator(const Compaction& c,
     const int level = which == 0 ? c.level() : c.output_level();
     if (level == 0) {
       for (const auto& f : files) {
-        iters.push_back(NewLevelIterator(options, cache, FileList{f}));
+        iters.push_back(NewLevelIterator(icmp, options, cache, FileList{f}));
       }
     } else {
-      iters.push_back(NewLevelIterator(options, cache, files));
+      iters.push_back(NewLevelIterator(icmp, options, cache, files));
     }
   }
-  return NewMergingIterator(std::move(iters));
+  return NewMergingIterator(icmp, std::move(iters));
 }
 
 // Whether an entry is still needed: some snapshot (or the latest state)
@@ -109,7 +110,8 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       status = absl::DataLossError("compaction input holds a malformed key");
       break;
     }
-    if (!has_current_user_key || parsed.user_key != current_user_key) {
+    if (!has_current_user_key ||
+        !c->input_version().icmp.SameUser(parsed.user_key, current_user_key)) {
       // Files end only between user keys. A file ending inside one key's
       // versions would let a later compaction move or rewrite the newer
       // half alone: a read would then find the older half first, or a

@@ -70,9 +70,10 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
                                                options_.max_file_size);
     }
     const std::optional<CompactionRange>& running = running_compaction_;
+    const KeyComparator icmp = KeyComparator::Internal(options_.comparator);
     if (running.has_value() && level >= running->output_level &&
-        meta->smallest_user_key() <= running->largest &&
-        meta->largest_user_key() >= running->smallest) {
+        icmp.CompareUser(meta->smallest_user_key(), running->largest) <= 0 &&
+        icmp.CompareUser(meta->largest_user_key(), running->smallest) >= 0) {
       // Above the compaction's output: newer data stays above older.
       level = std::max(0, running->output_level - 1);
     }

@@ -18,15 +18,16 @@ namespace {
 
 // The user keys c's inputs span, and where its outputs go.
 CompactionRange RangeOf(const Compaction& c) {
+  const KeyComparator& icmp = c.input_version().icmp;
   CompactionRange r;
   r.output_level = c.output_level();
   bool first = true;
   for (int which = 0; which < 2; ++which) {
     for (const auto& f : c.inputs(which)) {
-      if (first || f->smallest_user_key() < r.smallest) {
+      if (first || icmp.CompareUser(f->smallest_user_key(), r.smallest) < 0) {
         r.smallest = std::string(f->smallest_user_key());
       }
-      if (first || f->largest_user_key() > r.largest) {
+      if (first || icmp.CompareUser(f->largest_user_key(), r.largest) > 0) {
         r.largest = std::string(f->largest_user_key());
       }
       first = false;
@@ -125,7 +126,10 @@ absl::Status DBImpl::ManualCompactionStep() {
     if (c != nullptr && m->level > 0) {
       std::string_view last = c->inputs(0)[0]->largest_user_key();
       for (const auto& f : c->inputs(0)) {
-        last = std::max(last, f->largest_user_key());
+        if (c->input_version().icmp.CompareUser(f->largest_user_key(), last) >
+            0) {
+          last = f->largest_user_key();
+        }
       }
       m->begin.emplace(last);
     }

@@ -115,12 +115,13 @@ DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only)
       block_cache_(std::make_unique<BlockCache>(options_.block_cache_capacity)),
       table_cache_(std::make_unique<TableCache>(
           dbname_, env_, options_.max_open_files, block_cache_.get(),
-          options_.allow_mmap_reads)),
+          options_.allow_mmap_reads, options_.comparator)),
       versions_(std::make_unique<VersionSet>(dbname_, options_,
                                              table_cache_.get(), env_)) {}
 
 std::shared_ptr<MemTable> DBImpl::NewMemTable() const {
-  return NewMemTableForWriteBuffer(options_.write_buffer_size);
+  return NewMemTableForWriteBuffer(KeyComparator::Internal(options_.comparator),
+                                   options_.write_buffer_size);
 }
 
 absl::Status DBImpl::OpenImpl() {
@@ -219,7 +220,9 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   if (view->imm != nullptr) children.push_back(view->imm->NewIterator());
   view->version->AddIterators(options, table_cache_.get(), &stats_, &children);
   std::unique_ptr<Iterator> it = NewUserIterator(
-      NewMergingIterator(std::move(children)), seq, *std::move(range_dels));
+      view->version->icmp,
+      NewMergingIterator(view->version->icmp, std::move(children)), seq,
+      *std::move(range_dels));
   // Cleanups run after the children are gone: the view outlives them.
   it->RegisterCleanup([view = std::move(view)] {});
   return it;

@@ -65,6 +65,15 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   if (read_only_) return ReadOnlyError(batch == nullptr ? "Flush" : "Write");
   // A batch that refused an entry (too large) is refused whole.
   if (batch != nullptr) RETURN_IF_ERROR(batch->status());
+  // Range tombstones are fragmented and compared bytewise
+  // (table/range_tombstone.h): refused under any other comparator rather
+  // than deleting the wrong keys.
+  if (batch != nullptr && options_.comparator != BytewiseComparator() &&
+      WriteBatchInternal::HasRangeDeletion(batch)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeleteRange needs the bytewise comparator; this DB uses ",
+                     options_.comparator->Name()));
+  }
   Writer w(batch, options.sync);
   MutexLock l(&mu_);
   writers_.push_back(&w);

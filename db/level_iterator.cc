@@ -12,8 +12,8 @@ namespace {
 // value is the file's position in the list (fixed64).
 class FileListIterator final : public Iterator {
  public:
-  explicit FileListIterator(std::shared_ptr<const FileList> files)
-      : files_(std::move(files)) {}
+  FileListIterator(KeyComparator icmp, std::shared_ptr<const FileList> files)
+      : icmp_(icmp), files_(std::move(files)) {}
 
   bool Valid() const override { return i_ < files_->size(); }
   std::string_view key() const override { return (*files_)[i_]->largest; }
@@ -25,7 +25,7 @@ class FileListIterator final : public Iterator {
   void SeekToFirst() override { Set(0); }
   void SeekToLast() override { Set(files_->empty() ? 0 : files_->size() - 1); }
   void Seek(std::string_view target) override {
-    Set(FindFile(*files_, target));
+    Set(FindFile(icmp_, *files_, target));
   }
   void Next() override { Set(i_ + 1); }
   // Before the first file, the iterator is invalid (i_ = size()).
@@ -37,6 +37,7 @@ class FileListIterator final : public Iterator {
     EncodeFixed64(value_, i);
   }
 
+  const KeyComparator icmp_;
   const std::shared_ptr<const FileList> files_;
   size_t i_ = 0;
   char value_[8];
@@ -44,7 +45,8 @@ class FileListIterator final : public Iterator {
 
 }  // namespace
 
-std::unique_ptr<Iterator> NewLevelIterator(const ReadOptions& options,
+std::unique_ptr<Iterator> NewLevelIterator(KeyComparator icmp,
+                                           const ReadOptions& options,
                                            TableCache* cache, FileList files,
                                            ReadCounterSink* sink) {
   auto shared = std::make_shared<const FileList>(std::move(files));
@@ -58,7 +60,7 @@ std::unique_ptr<Iterator> NewLevelIterator(const ReadOptions& options,
     it->RegisterCleanup([table = *std::move(table)] {});
     return it;
   };
-  auto index = std::make_unique<FileListIterator>(shared);
+  auto index = std::make_unique<FileListIterator>(icmp, shared);
   return NewTwoLevelIterator(std::move(index), std::move(open));
 }
 

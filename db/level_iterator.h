@@ -17,8 +17,10 @@ namespace sift {
 
 // Keeps the files (and so their tables) alive while it exists. Block reads
 // are reported to sink, if not null (e.g. the DB's statistics for the
-// level); cache and sink must outlive the iterator.
-std::unique_ptr<Iterator> NewLevelIterator(const ReadOptions& options,
+// level); cache and sink must outlive the iterator. icmp orders the
+// files' keys.
+std::unique_ptr<Iterator> NewLevelIterator(KeyComparator icmp,
+                                           const ReadOptions& options,
                                            TableCache* cache, FileList files,
                                            ReadCounterSink* sink = nullptr);
 

@@ -19,13 +19,14 @@ inline std::string_view GetLengthPrefixedSlice(const char* p) {
 
 }  // namespace
 
-int MemTable::KeyComparator::operator()(const char* a, const char* b) const {
-  return CompareInternalKeys(GetLengthPrefixedSlice(a),
-                             GetLengthPrefixedSlice(b));
+int MemTable::EntryComparator::operator()(const char* a, const char* b) const {
+  return icmp.Compare(GetLengthPrefixedSlice(a), GetLengthPrefixedSlice(b));
 }
 
-MemTable::MemTable(size_t filter_bits, int filter_probes)
-    : table_(KeyComparator(), &arena_), filter_(filter_bits, filter_probes) {}
+MemTable::MemTable(KeyComparator icmp, size_t filter_bits, int filter_probes)
+    : icmp_(icmp),
+      table_(EntryComparator{icmp}, &arena_),
+      filter_(filter_bits, filter_probes) {}
 
 MemTable::~MemTable() = default;
 
@@ -109,7 +110,9 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, uint64_t hash,
   const char* ikey =
       GetVarint32Ptr(entry, entry + kMaxVarint32Bytes, &ikey_len);
   const std::string_view ik(ikey, ikey_len);
-  if (ExtractUserKey(ik) != key.user_key()) return GetResult::kNotFound;
+  if (!icmp_.SameUser(ExtractUserKey(ik), key.user_key())) {
+    return GetResult::kNotFound;
+  }
   if (filter_.num_bits() > 0) {
     stats->Add(config::kNoLevel, kMemtableFilterTruePositive);
   }
@@ -156,7 +159,8 @@ std::unique_ptr<Iterator> MemTable::NewIterator() const {
   return std::make_unique<Iter>(&table_);
 }
 
-std::shared_ptr<MemTable> NewMemTableForWriteBuffer(size_t write_buffer_size) {
+std::shared_ptr<MemTable> NewMemTableForWriteBuffer(KeyComparator icmp,
+                                                    size_t write_buffer_size) {
   // A whole-key filter of half a bit per byte of write buffer (1/16 of its
   // memory, at most 8 MiB): 64 bits per key at 128-byte entries, 16 at
   // 32-byte ones. Its probes are the blocked model's best for the small
@@ -167,7 +171,7 @@ std::shared_ptr<MemTable> NewMemTableForWriteBuffer(size_t write_buffer_size) {
   static const int kProbes =
       DynamicBloom::OptimalProbes(kBitsPerKeyAtSmallEntries);
   const size_t bits = std::min<size_t>(write_buffer_size / 2, kMaxFilterBits);
-  return std::make_shared<MemTable>(bits, kProbes);
+  return std::make_shared<MemTable>(icmp, bits, kProbes);
 }
 
 }  // namespace sift

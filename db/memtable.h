@@ -34,9 +34,10 @@ namespace sift {
 
 class MemTable {
  public:
-  // filter_bits: size of the whole-key filter (0: none), rounded up to
-  // whole 512-bit blocks; filter_probes: its probes per key.
-  MemTable(size_t filter_bits, int filter_probes);
+  // icmp orders the entries; filter_bits: size of the whole-key filter (0:
+  // none), rounded up to whole 512-bit blocks; filter_probes: its probes
+  // per key.
+  MemTable(KeyComparator icmp, size_t filter_bits, int filter_probes);
   ~MemTable();
 
   MemTable(const MemTable&) = delete;
@@ -86,14 +87,16 @@ class MemTable {
   bool empty() const { return num_entries() == 0; }
 
  private:
-  struct KeyComparator {
+  struct EntryComparator {
     // Entries and lookup keys both start with a varint32-prefixed
     // internal key.
     int operator()(const char* a, const char* b) const;
+    KeyComparator icmp;
   };
-  using Table = SkipList<const char*, KeyComparator>;
+  using Table = SkipList<const char*, EntryComparator>;
   class Iter;
 
+  const KeyComparator icmp_;
   Arena arena_;
   Table table_;
   std::atomic<uint64_t> num_entries_{0};
@@ -113,7 +116,8 @@ class MemTable {
 
 // A memtable for a write buffer of write_buffer_size bytes, its whole-key
 // filter sized for it (memtable.cc says how).
-std::shared_ptr<MemTable> NewMemTableForWriteBuffer(size_t write_buffer_size);
+std::shared_ptr<MemTable> NewMemTableForWriteBuffer(KeyComparator icmp,
+                                                    size_t write_buffer_size);
 
 }  // namespace sift
 

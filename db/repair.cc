@@ -49,7 +49,7 @@ class Repairer {
         env_(options.env != nullptr ? options.env : Env::Default()),
         block_cache_(kRepairBlockCacheBytes),
         table_cache_(dbname, env_, options.max_open_files, &block_cache_,
-                     options.allow_mmap_reads),
+                     options.allow_mmap_reads, options.comparator),
         report_(report) {
     options_.env = env_;
   }
@@ -102,7 +102,9 @@ class Repairer {
   }
 
   std::shared_ptr<MemTable> NewMemTable() const {
-    return NewMemTableForWriteBuffer(options_.write_buffer_size);
+    return NewMemTableForWriteBuffer(
+        KeyComparator::Internal(options_.comparator),
+        options_.write_buffer_size);
   }
 
   // Writes mem to a new table, which the table scan then checks like any.
@@ -173,7 +175,7 @@ class Repairer {
                      env_->NewRandomAccessFile(name));
     ASSIGN_OR_RETURN(std::unique_ptr<Table> table,
                      Table::Open(name, std::move(file), meta->file_size,
-                                 /*block_cache=*/nullptr));
+                                 /*block_cache=*/nullptr, options_.comparator));
     RETURN_IF_ERROR(table->VerifyChecksum());
     ReadOptions ro;
     ro.fill_cache = false;
@@ -198,10 +200,12 @@ class Repairer {
       std::string lo, hi;
       AppendInternalKey(&lo, t.begin, kMaxSequenceNumber, kValueTypeForSeek);
       AppendInternalKey(&hi, t.end, kMaxSequenceNumber, kTypeRangeDeletion);
-      if (empty || CompareInternalKeys(lo, meta->smallest) < 0) {
+      if (empty || KeyComparator::Internal(BytewiseComparator())
+                           .Compare(lo, meta->smallest) < 0) {
         meta->smallest = lo;
       }
-      if (empty || CompareInternalKeys(hi, meta->largest) > 0) {
+      if (empty || KeyComparator::Internal(BytewiseComparator())
+                           .Compare(hi, meta->largest) > 0) {
         meta->largest = hi;
       }
       empty = false;
@@ -234,7 +238,7 @@ class Repairer {
 
   absl::Status WriteDescriptor() {
     VersionEdit edit;
-    edit.has_comparator_ = true;
+    edit.SetComparatorName(options_.comparator->Name());
     edit.SetFormatVersion(kDbFormatVersion);
     // Every log was converted and set aside: none is needed.
     edit.SetLogNumber(0);
@@ -301,6 +305,9 @@ absl::Status RepairDB(const std::string& path, const Options& options,
   RepairReport unused;
   if (report == nullptr) report = &unused;
   *report = RepairReport();
+  if (options.comparator == nullptr) {
+    return absl::InvalidArgumentError("Options::comparator must not be null");
+  }
   Env* env = options.env != nullptr ? options.env : Env::Default();
   {
     // Nothing, not even a LOCK file, is created in a directory that holds

@@ -8,12 +8,14 @@
 namespace sift {
 
 TableCache::TableCache(std::string dbname, Env* env, int max_open_files,
-                       BlockCache* block_cache, bool allow_mmap_reads)
+                       BlockCache* block_cache, bool allow_mmap_reads,
+                       const Comparator* comparator)
     : dbname_(std::move(dbname)),
       env_(env),
       pin_budget_(static_cast<size_t>(max_open_files / 2)),
       block_cache_(block_cache),
       allow_mmap_reads_(allow_mmap_reads),
+      comparator_(comparator),
       lru_(static_cast<size_t>(max_open_files - max_open_files / 2)) {}
 
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
@@ -22,8 +24,9 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    allow_mmap_reads_ ? env_->NewMappedRandomAccessFile(name)
                                      : env_->NewRandomAccessFile(name));
-  ASSIGN_OR_RETURN(std::unique_ptr<Table> table,
-                   Table::Open(name, std::move(file), size, block_cache_));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<Table> table,
+      Table::Open(name, std::move(file), size, block_cache_, comparator_));
   const size_t filter = table->FilterMemory();
   const size_t index = table->IndexMemory();
   open_tables_.fetch_add(1);

@@ -49,8 +49,10 @@ class TableCache {
   // REQUIRES: env and block_cache outlive the TableCache and every table
   // it returns.
   // allow_mmap_reads: open tables with Env::NewMappedRandomAccessFile.
+  // comparator: the order of the tables' keys (Options::comparator).
   TableCache(std::string dbname, Env* env, int max_open_files,
-             BlockCache* block_cache, bool allow_mmap_reads);
+             BlockCache* block_cache, bool allow_mmap_reads,
+             const Comparator* comparator);
 
   // Opens the table of a new or recovered file (checking that it reads
   // back) and pins it if the budget allows. Returns the open table.
@@ -103,6 +105,7 @@ class TableCache {
   const size_t pin_budget_;
   BlockCache* const block_cache_;
   const bool allow_mmap_reads_;
+  const Comparator* const comparator_;
   // Declared before pins_ and lru_, so they outlive both: destroying those
   // drops their tables, whose deleters decrement these counters.
   // Tables pinned, plus pins reserved by an Open in progress.

@@ -11,11 +11,12 @@
 
 namespace sift {
 
-size_t FindFile(const FileList& files, std::string_view ikey) {
+size_t FindFile(const KeyComparator& icmp, const FileList& files,
+                std::string_view ikey) {
   auto it = std::lower_bound(
       files.begin(), files.end(), ikey,
-      [](const std::shared_ptr<FileMetaData>& f, std::string_view k) {
-        return CompareInternalKeys(f->largest, k) < 0;
+      [&icmp](const std::shared_ptr<FileMetaData>& f, std::string_view k) {
+        return icmp.Compare(f->largest, k) < 0;
       });
   return static_cast<size_t>(it - files.begin());
 }
@@ -31,6 +32,9 @@ void Version::BuildSearchIndex() {
   }
   for (int level = 1; level < config::kNumLevels; ++level) {
     largest_prefix[level].clear();
+    // Prefixes order keys only bytewise: other comparators search the
+    // files directly (FindFileFast sees the sizes differ).
+    if (!icmp.bytewise()) continue;
     for (const auto& f : files[level]) {
       largest_prefix[level].push_back(UserKeyPrefix(f->largest_user_key()));
     }
@@ -41,7 +45,7 @@ size_t Version::FindFileFast(int level, std::string_view user_key,
                              std::string_view ikey) const {
   const FileList& fl = files[level];
   const std::vector<uint64_t>& prefixes = largest_prefix[level];
-  if (prefixes.size() != fl.size()) return FindFile(fl, ikey);
+  if (prefixes.size() != fl.size()) return FindFile(icmp, fl, ikey);
   // A smaller prefix means a smaller largest key, a larger one a larger
   // key: only the files of equal prefix (all of them, when every key shares
   // its first 8 bytes) need the full compare.
@@ -51,8 +55,8 @@ size_t Version::FindFileFast(int level, std::string_view user_key,
   const auto last = fl.begin() + (hi - prefixes.begin());
   const auto it = std::lower_bound(
       first, last, ikey,
-      [](const std::shared_ptr<FileMetaData>& f, std::string_view k) {
-        return CompareInternalKeys(f->largest, k) < 0;
+      [this](const std::shared_ptr<FileMetaData>& f, std::string_view k) {
+        return icmp.Compare(f->largest, k) < 0;
       });
   return static_cast<size_t>(it - fl.begin());
 }
@@ -165,7 +169,8 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   };
   for (size_t i = 0; i < files[0].size(); ++i) {
     const FileMetaData& f = *files[0][i];
-    if (user_key >= f.smallest_user_key() && user_key <= f.largest_user_key()) {
+    if (icmp.CompareUser(user_key, f.smallest_user_key()) >= 0 &&
+        icmp.CompareUser(user_key, f.largest_user_key()) <= 0) {
       add(0, i);
       if (n == kBatch && probe()) return status;
     }
@@ -175,7 +180,8 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     const FileList& fl = files[level];
     if (fl.empty()) continue;
     const size_t i = FindFileFast(level, user_key, key.internal_key());
-    if (i < fl.size() && user_key >= fl[i]->smallest_user_key()) {
+    if (i < fl.size() &&
+        icmp.CompareUser(user_key, fl[i]->smallest_user_key()) >= 0) {
       add(level, i);
     }
   }
@@ -199,7 +205,7 @@ void Version::AddIterators(
   }
   for (int level = 1; level < config::kNumLevels; ++level) {
     if (!files[level].empty()) {
-      iters->push_back(NewLevelIterator(options, cache, files[level],
+      iters->push_back(NewLevelIterator(icmp, options, cache, files[level],
                                         stats->IteratorSink(level)));
     }
   }
@@ -211,8 +217,9 @@ bool Version::OverlapInLevel(int level,
   const FileList& fl = files[level];
   if (level == 0) {
     for (const auto& f : fl) {
-      if ((smallest && *smallest > f->largest_user_key()) ||
-          (largest && *largest < f->smallest_user_key())) {
+      if ((smallest &&
+           icmp.CompareUser(*smallest, f->largest_user_key()) > 0) ||
+          (largest && icmp.CompareUser(*largest, f->smallest_user_key()) < 0)) {
         continue;
       }
       return true;
@@ -223,10 +230,11 @@ bool Version::OverlapInLevel(int level,
   if (smallest) {
     std::string probe;
     AppendInternalKey(&probe, *smallest, kMaxSequenceNumber, kValueTypeForSeek);
-    i = FindFile(fl, probe);
+    i = FindFile(icmp, fl, probe);
   }
   if (i >= fl.size()) return false;
-  return !largest || *largest >= fl[i]->smallest_user_key();
+  return !largest ||
+         icmp.CompareUser(*largest, fl[i]->smallest_user_key()) >= 0;
 }
 
 FileList Version::GetOverlappingInputs(
@@ -238,8 +246,9 @@ FileList Version::GetOverlappingInputs(
   const FileList& fl = files[level];
   for (size_t i = 0; i < fl.size();) {
     const auto& f = fl[i++];
-    if ((has_end && f->smallest_user_key() > user_end) ||
-        (has_begin && f->largest_user_key() < user_begin)) {
+    if ((has_end && icmp.CompareUser(f->smallest_user_key(), user_end) > 0) ||
+        (has_begin &&
+         icmp.CompareUser(f->largest_user_key(), user_begin) < 0)) {
       continue;
     }
     inputs.push_back(f);
@@ -247,11 +256,12 @@ FileList Version::GetOverlappingInputs(
       // Level-0 files overlap each other: widen the range and restart
       // whenever a file extends it.
       bool widened = false;
-      if (has_begin && f->smallest_user_key() < user_begin) {
+      if (has_begin &&
+          icmp.CompareUser(f->smallest_user_key(), user_begin) < 0) {
         user_begin.assign(f->smallest_user_key());
         widened = true;
       }
-      if (has_end && f->largest_user_key() > user_end) {
+      if (has_end && icmp.CompareUser(f->largest_user_key(), user_end) > 0) {
         user_end.assign(f->largest_user_key());
         widened = true;
       }

@@ -19,8 +19,6 @@ enum Tag : uint32_t {
   kNewFileWithFacts = 9,
 };
 
-constexpr char kComparatorName[] = "sift.BytewiseComparator";
-
 bool GetLevel(std::string_view* input, int* level) {
   uint32_t v;
   if (!GetVarint32(input, &v) || v >= config::kNumLevels) return false;
@@ -40,9 +38,9 @@ bool GetInternalKey(std::string_view* input, std::string* dst) {
 }  // namespace
 
 void VersionEdit::EncodeTo(std::string* dst) const {
-  if (has_comparator_) {
+  if (comparator_) {
     PutVarint32(dst, kComparator);
-    PutLengthPrefixed(dst, kComparatorName);
+    PutLengthPrefixed(dst, *comparator_);
   }
   if (format_version_) {
     PutVarint32(dst, kFormatVersion);
@@ -103,8 +101,8 @@ absl::Status VersionEdit::DecodeFrom(std::string_view src) {
     std::string_view s;
     switch (tag) {
       case kComparator:
-        ok = GetLengthPrefixed(&input, &s) && s == kComparatorName;
-        has_comparator_ = true;
+        ok = GetLengthPrefixed(&input, &s);
+        comparator_.emplace(s);
         break;
       case kFormatVersion:
         ok = GetVarint32(&input, &u32);

@@ -41,6 +41,9 @@ class VersionEdit {
     deleted_files_.insert({level, number});
   }
   void SetFormatVersion(uint32_t v) { format_version_ = v; }
+  // The Name() of the comparator that orders the DB's keys; every snapshot
+  // (the first record of a MANIFEST) carries it.
+  void SetComparatorName(std::string_view name) { comparator_.emplace(name); }
 
   void EncodeTo(std::string* dst) const;
   // DataLoss naming what is wrong; the edit is left unspecified.
@@ -53,7 +56,7 @@ class VersionEdit {
   std::optional<uint64_t> next_file_number_;
   std::optional<SequenceNumber> last_sequence_;
   std::optional<uint32_t> format_version_;
-  bool has_comparator_ = false;
+  std::optional<std::string> comparator_;
   std::vector<std::pair<int, std::string>> compact_pointers_;
   std::set<std::pair<int, uint64_t>> deleted_files_;
   std::vector<std::pair<int, std::shared_ptr<FileMetaData>>> new_files_;

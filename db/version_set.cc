@@ -46,11 +46,12 @@ class VersionSet::Builder {
         });
         continue;
       }
-      std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-        return CompareInternalKeys(a->smallest, b->smallest) < 0;
+      const KeyComparator& icmp = base_->icmp;
+      std::sort(out.begin(), out.end(), [&icmp](const auto& a, const auto& b) {
+        return icmp.Compare(a->smallest, b->smallest) < 0;
       });
       for (size_t i = 1; i < out.size(); ++i) {
-        if (CompareInternalKeys(out[i - 1]->largest, out[i]->smallest) >= 0) {
+        if (icmp.Compare(out[i - 1]->largest, out[i]->smallest) >= 0) {
           return absl::DataLossError(absl::StrCat("files ", out[i - 1]->number,
                                                   " and ", out[i]->number,
                                                   " overlap at level ", level));
@@ -73,9 +74,10 @@ VersionSet::VersionSet(std::string dbname, const Options& options,
                        TableCache* table_cache, Env* env)
     : dbname_(std::move(dbname)),
       options_(options),
+      icmp_(KeyComparator::Internal(options.comparator)),
       table_cache_(table_cache),
       env_(env) {
-  AppendVersion(std::make_shared<Version>());
+  AppendVersion(std::make_shared<Version>(icmp_));
 }
 
 VersionSet::~VersionSet() = default;
@@ -118,7 +120,7 @@ void VersionSet::Finalize(Version* v) const {
 
 absl::Status VersionSet::WriteSnapshot(log::Writer* log) const {
   VersionEdit edit;
-  edit.has_comparator_ = true;
+  edit.SetComparatorName(options_.comparator->Name());
   edit.SetFormatVersion(kDbFormatVersion);
   for (int level = 0; level < config::kNumLevels; ++level) {
     if (!compact_pointer_[level].empty()) {
@@ -153,7 +155,7 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     compact_pointer_[level] = key;
   }
 
-  auto v = std::make_shared<Version>();
+  auto v = std::make_shared<Version>(icmp_);
   Builder builder(current_.get());
   builder.Apply(*edit);
   RETURN_IF_ERROR(builder.SaveTo(v.get()));
@@ -235,9 +237,15 @@ absl::Status VersionSet::ReadManifest(const std::string& name,
                                               reader.last_record_offset(), ": ",
                                               s.message()));
     }
-    if (first && !edit.has_comparator_) {
+    if (first && !edit.comparator_) {
       return absl::DataLossError(
           absl::StrCat(name, ": first record is not a snapshot"));
+    }
+    if (edit.comparator_ && *edit.comparator_ != options_.comparator->Name()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": the database was created with comparator '",
+                       *edit.comparator_, "', opened with comparator '",
+                       options_.comparator->Name(), "'"));
     }
     first = false;
     if (edit.format_version_ && *edit.format_version_ > kDbFormatVersion) {
@@ -288,7 +296,7 @@ absl::Status VersionSet::Recover() {
                      ": no next file number, log number or last "
                      "sequence"));
   }
-  auto v = std::make_shared<Version>();
+  auto v = std::make_shared<Version>(icmp_);
   RETURN_IF_ERROR(builder.SaveTo(v.get()));
   // Every table the MANIFEST names must be there, with its size. A file
   // from a format-1 MANIFEST gets its facts from its properties here; the

@@ -36,6 +36,10 @@ class Compaction;
 
 class Version {
  public:
+  explicit Version(KeyComparator icmp) : icmp(icmp) {}
+
+  // The order of the files' keys (Options::comparator).
+  const KeyComparator icmp;
   // Level 0 newest first (highest file number first); levels >= 1 sorted
   // by smallest key, disjoint.
   FileList files[config::kNumLevels];
@@ -79,8 +83,9 @@ class Version {
 
   // The first file at `level` >= 1 whose largest key is at or after ikey
   // (whose user key is user_key): FindFile, but searching the contiguous
-  // 8-byte prefixes of the files' largest user keys first, so that a Get
-  // does not chase a pointer per step of the binary search.
+  // 8-byte prefixes of the files' largest user keys first (bytewise
+  // comparator only), so that a Get does not chase a pointer per step of
+  // the binary search.
   size_t FindFileFast(int level, std::string_view user_key,
                       std::string_view ikey) const;
   // Fills largest_prefix from files; VersionSet::Finalize calls it.
@@ -91,7 +96,8 @@ class Version {
   }
   uint64_t LevelBytes(int level) const;
 
-  // Per level, UserKeyPrefix of each file's largest user key (file order).
+  // Per level, UserKeyPrefix of each file's largest user key (file order);
+  // empty unless icmp is bytewise.
   std::vector<uint64_t> largest_prefix[config::kNumLevels];
   // True if some file holds range tombstones (FileFacts). Set with
   // largest_prefix; while false, reads skip every tombstone check.
@@ -111,8 +117,9 @@ class Version {
 };
 
 // Index of the first file in a sorted, disjoint level whose largest key is
-// >= ikey (files.size() if none).
-size_t FindFile(const FileList& files, std::string_view ikey);
+// >= ikey under icmp (files.size() if none).
+size_t FindFile(const KeyComparator& icmp, const FileList& files,
+                std::string_view ikey);
 
 class VersionSet {
  public:
@@ -203,6 +210,7 @@ class VersionSet {
 
   const std::string dbname_;
   const Options options_;
+  const KeyComparator icmp_;  // from options_.comparator
   TableCache* const table_cache_;
   Env* const env_;
 

@@ -16,15 +16,16 @@ uint64_t TotalBytes(const FileList& files) {
 }
 
 // The user-key range covered by files.
-void Range(const FileList& files, std::string* smallest, std::string* largest) {
+void Range(const KeyComparator& icmp, const FileList& files,
+           std::string* smallest, std::string* largest) {
   smallest->clear();
   largest->clear();
   for (size_t i = 0; i < files.size(); ++i) {
     const auto& f = files[i];
-    if (i == 0 || CompareInternalKeys(f->smallest, *smallest) < 0) {
+    if (i == 0 || icmp.Compare(f->smallest, *smallest) < 0) {
       smallest->assign(f->smallest);
     }
-    if (i == 0 || CompareInternalKeys(f->largest, *largest) > 0) {
+    if (i == 0 || icmp.Compare(f->largest, *largest) > 0) {
       largest->assign(f->largest);
     }
   }
@@ -42,7 +43,7 @@ std::unique_ptr<Compaction> VersionSet::PickCompaction() {
   const FileList& files = current_->files[level];
   for (const auto& f : files) {
     if (compact_pointer_[level].empty() ||
-        CompareInternalKeys(f->largest, compact_pointer_[level]) > 0) {
+        icmp_.Compare(f->largest, compact_pointer_[level]) > 0) {
       c->inputs(0).push_back(f);
       break;
     }
@@ -52,7 +53,7 @@ std::unique_ptr<Compaction> VersionSet::PickCompaction() {
   if (level == 0) {
     // Level-0 files overlap: take every file overlapping the pick.
     std::string smallest, largest;
-    Range(c->inputs(0), &smallest, &largest);
+    Range(icmp_, c->inputs(0), &smallest, &largest);
     c->inputs(0) = current_->GetOverlappingInputs(0, ExtractUserKey(smallest),
                                                   ExtractUserKey(largest));
   }
@@ -63,7 +64,7 @@ std::unique_ptr<Compaction> VersionSet::PickCompaction() {
 void VersionSet::SetupOtherInputs(Compaction* c) {
   const int level = c->level();
   std::string smallest, largest;
-  Range(c->inputs(0), &smallest, &largest);
+  Range(icmp_, c->inputs(0), &smallest, &largest);
   if (c->output_level() != level) {
     c->inputs(1) = current_->GetOverlappingInputs(
         c->output_level(), ExtractUserKey(smallest), ExtractUserKey(largest));
@@ -72,7 +73,7 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
     std::string all_smallest, all_largest;
     FileList all = c->inputs(0);
     all.insert(all.end(), c->inputs(1).begin(), c->inputs(1).end());
-    Range(all, &all_smallest, &all_largest);
+    Range(icmp_, all, &all_smallest, &all_largest);
     if (!c->inputs(1).empty()) {
       FileList expanded0 = current_->GetOverlappingInputs(
           level, ExtractUserKey(all_smallest), ExtractUserKey(all_largest));
@@ -80,7 +81,7 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
           TotalBytes(expanded0) + TotalBytes(c->inputs(1)) <
               config::kMaxCompactionFiles * options_.max_file_size) {
         std::string new_smallest, new_largest;
-        Range(expanded0, &new_smallest, &new_largest);
+        Range(icmp_, expanded0, &new_smallest, &new_largest);
         FileList expanded1 = current_->GetOverlappingInputs(
             c->output_level(), ExtractUserKey(new_smallest),
             ExtractUserKey(new_largest));
@@ -89,10 +90,10 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
           c->inputs(1) = std::move(expanded1);
           smallest = new_smallest;
           largest = new_largest;
-          Range(c->inputs(0), &smallest, &largest);
+          Range(icmp_, c->inputs(0), &smallest, &largest);
           all = c->inputs(0);
           all.insert(all.end(), c->inputs(1).begin(), c->inputs(1).end());
-          Range(all, &all_smallest, &all_largest);
+          Range(icmp_, all, &all_smallest, &all_largest);
         }
       }
     }

@@ -166,6 +166,20 @@ class MemTableInserter final : public WriteBatch::Handler {
 
 }  // namespace
 
+bool WriteBatchInternal::HasRangeDeletion(const WriteBatch* b) {
+  class Finder final : public WriteBatch::Handler {
+   public:
+    void Put(std::string_view, std::string_view) override {}
+    void Delete(std::string_view) override {}
+    void DeleteRange(std::string_view, std::string_view) override {
+      found = true;
+    }
+    bool found = false;
+  };
+  Finder finder;
+  return b->Iterate(&finder).ok() && finder.found;
+}
+
 absl::Status WriteBatchInternal::Verify(const WriteBatch* b) {
   NullHandler handler;
   return b->Iterate(&handler);

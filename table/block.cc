@@ -7,10 +7,6 @@
 
 namespace sift {
 
-int BytewiseCompare(std::string_view a, std::string_view b) {
-  return a.compare(b);
-}
-
 Block::Block(BlockContents contents)
     : contents_(std::move(contents)), data_(contents_.data) {
   if (data_.size() < sizeof(uint32_t)) {

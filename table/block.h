@@ -15,14 +15,9 @@
 #include "absl/status/status.h"
 #include "sift/iterator.h"
 #include "table/format.h"
+#include "table/internal_key.h"
 
 namespace sift {
-
-// Orders the keys of a block: CompareInternalKeys for data and index blocks,
-// bytewise for metaindex and properties blocks.
-using KeyComparator = int (*)(std::string_view, std::string_view);
-
-int BytewiseCompare(std::string_view a, std::string_view b);
 
 class Block {
  public:
@@ -42,7 +37,9 @@ class Block {
   uint32_t restart_offset() const { return restart_offset_; }
 
   class Iter;
-  // The iterator borrows the block: REQUIRES the block outlives it.
+  // cmp orders the keys: KeyComparator::Internal for data and index blocks,
+  // KeyComparator::Bytes() for metaindex and properties blocks. The
+  // iterator borrows the block: REQUIRES the block outlives it.
   std::unique_ptr<Iterator> NewIterator(KeyComparator cmp) const;
 
  private:

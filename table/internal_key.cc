@@ -1,45 +1,17 @@
 #include "table/internal_key.h"
 
-#include <algorithm>
-
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
 namespace sift {
-namespace {
-
-// Bytewise: the shortest user key k with start <= k < limit, written over
-// *start, when it is shorter than *start.
-void ShortestUserSeparator(std::string* start, std::string_view limit) {
-  const size_t min_len = std::min(start->size(), limit.size());
-  size_t diff = 0;
-  while (diff < min_len && (*start)[diff] == limit[diff]) ++diff;
-  if (diff >= min_len) return;  // one is a prefix of the other
-  const auto byte = static_cast<uint8_t>((*start)[diff]);
-  if (byte < 0xff && byte + 1 < static_cast<uint8_t>(limit[diff])) {
-    (*start)[diff] = static_cast<char>(byte + 1);
-    start->resize(diff + 1);
-  }
-}
-
-// The shortest key >= *key: bump the first byte that can be bumped.
-void ShortUserSuccessor(std::string* key) {
-  for (size_t i = 0; i < key->size(); ++i) {
-    const auto byte = static_cast<uint8_t>((*key)[i]);
-    if (byte != 0xff) {
-      (*key)[i] = static_cast<char>(byte + 1);
-      key->resize(i + 1);
-      return;
-    }
-  }
-  // All 0xff: leave it.
-}
-
-// Replaces the user key of *ikey by `user` when that is shorter and sorts
-// after the old one, with the trailer that sorts first for that user key.
-void ReplaceUserKeyIfShorter(std::string* ikey, const std::string& user) {
+void KeyComparator::ReplaceUserKeyIfShorter(
+    std::string* ikey, const std::string& user,
+    const std::string_view* limit) const {
   std::string_view old_user = ExtractUserKey(*ikey);
-  if (user.size() < old_user.size() && old_user.compare(user) < 0) {
+  // A user comparator's hook is trusted only as far as these checks go: a
+  // separator outside [start, limit) would misdirect index searches.
+  if (user.size() < old_user.size() && CompareUser(old_user, user) < 0 &&
+      (limit == nullptr || CompareUser(user, *limit) < 0)) {
     std::string shorter = user;
     PutFixed64(&shorter,
                PackSequenceAndType(kMaxSequenceNumber, kValueTypeForSeek));
@@ -47,23 +19,23 @@ void ReplaceUserKeyIfShorter(std::string* ikey, const std::string& user) {
   }
 }
 
-}  // namespace
-
-void ShortenInternalSeparator(std::string* start, std::string_view limit) {
-  if (start->size() < kInternalKeyTrailerSize ||
+void KeyComparator::ShortenSeparator(std::string* start,
+                                     std::string_view limit) const {
+  if (!internal() || start->size() < kInternalKeyTrailerSize ||
       limit.size() < kInternalKeyTrailerSize) {
     return;
   }
   std::string user(ExtractUserKey(*start));
-  ShortestUserSeparator(&user, ExtractUserKey(limit));
-  ReplaceUserKeyIfShorter(start, user);
+  const std::string_view user_limit = ExtractUserKey(limit);
+  user_->FindShortestSeparator(&user, user_limit);
+  ReplaceUserKeyIfShorter(start, user, &user_limit);
 }
 
-void ShortenInternalSuccessor(std::string* key) {
-  if (key->size() < kInternalKeyTrailerSize) return;
+void KeyComparator::ShortenSuccessor(std::string* key) const {
+  if (!internal() || key->size() < kInternalKeyTrailerSize) return;
   std::string user(ExtractUserKey(*key));
-  ShortUserSuccessor(&user);
-  ReplaceUserKeyIfShorter(key, user);
+  user_->FindShortSuccessor(&user);
+  ReplaceUserKeyIfShorter(key, user, nullptr);
 }
 
 std::string InternalKeyDebugString(std::string_view ikey) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "sift/comparator.h"
 #include "util/coding.h"
 
 namespace sift {
@@ -98,7 +99,8 @@ inline uint64_t UserKeyPrefix(std::string_view key) {
   return p;
 }
 
-// Bytewise order of user keys. The prefixes decide most comparisons with
+// Bytewise order of user keys (KeyComparator's fast path for
+// BytewiseComparator()). The prefixes decide most comparisons with
 // one integer compare instead of a memcmp call; ties fall through to the
 // full compare.
 inline int CompareUserKeys(std::string_view a, std::string_view b) {
@@ -108,26 +110,86 @@ inline int CompareUserKeys(std::string_view a, std::string_view b) {
   return a.compare(b);
 }
 
-// Orders internal keys: user key ascending (bytewise), then trailer
-// descending. Keys shorter than a trailer (never written by siftdb, but
-// possible in a corrupt file) sort as plain bytes so ordering stays total.
-inline int CompareInternalKeys(std::string_view a, std::string_view b) {
-  if (a.size() < kInternalKeyTrailerSize ||
-      b.size() < kInternalKeyTrailerSize) {
-    return a.compare(b);
+// The order of the keys of one sorted structure (block, table, memtable,
+// level, iterator): internal keys -- user key ascending under the user's
+// Comparator, then trailer descending -- or, for metaindex and properties
+// blocks, whole keys as bytes. A small value: copy it freely; the user
+// Comparator it points to outlives the DB (Options::comparator).
+//
+// The bytewise user comparator is never called through its virtual
+// methods: its compares take CompareUserKeys' 8-byte prefix fast path, and
+// the one branch on kind_ is all any other comparator adds to that path.
+// No other comparator ever takes the prefix path.
+class KeyComparator {
+ public:
+  // Internal keys ordered by `user` (REQUIRES: not null).
+  static KeyComparator Internal(const Comparator* user) {
+    return KeyComparator(user == BytewiseComparator() ? Kind::kInternalBytewise
+                                                      : Kind::kInternalCustom,
+                         user);
   }
-  const int r = CompareUserKeys(ExtractUserKey(a), ExtractUserKey(b));
-  if (r != 0) return r;
-  const uint64_t ta = ExtractTrailer(a);
-  const uint64_t tb = ExtractTrailer(b);
-  return ta > tb ? -1 : (ta < tb ? 1 : 0);
-}
+  // Whole keys as bytes: metaindex and properties blocks.
+  static KeyComparator Bytes() {
+    return KeyComparator(Kind::kBytes, BytewiseComparator());
+  }
 
-// Shortening of index keys (FORMAT.md, "Index block"): *start is replaced by
-// a short internal key k with start <= k < limit, when one exists.
-void ShortenInternalSeparator(std::string* start, std::string_view limit);
-// *key is replaced by a short internal key >= it.
-void ShortenInternalSuccessor(std::string* key);
+  // Internal keys shorter than a trailer (never written by siftdb, but
+  // possible in a corrupt file) sort as plain bytes so the order stays
+  // total.
+  int Compare(std::string_view a, std::string_view b) const {
+    if (kind_ == Kind::kBytes || a.size() < kInternalKeyTrailerSize ||
+        b.size() < kInternalKeyTrailerSize) {
+      return a.compare(b);
+    }
+    const int r = CompareUser(ExtractUserKey(a), ExtractUserKey(b));
+    if (r != 0) return r;
+    const uint64_t ta = ExtractTrailer(a);
+    const uint64_t tb = ExtractTrailer(b);
+    return ta > tb ? -1 : (ta < tb ? 1 : 0);
+  }
+  int operator()(std::string_view a, std::string_view b) const {
+    return Compare(a, b);
+  }
+
+  // The order of user keys alone.
+  int CompareUser(std::string_view a, std::string_view b) const {
+    if (kind_ != Kind::kInternalCustom) return CompareUserKeys(a, b);
+    return user_->Compare(a, b);
+  }
+  // True when a and b are the same user key.
+  bool SameUser(std::string_view a, std::string_view b) const {
+    if (kind_ != Kind::kInternalCustom) return a == b;
+    return user_->Compare(a, b) == 0;
+  }
+
+  // True for internal keys (not Bytes()).
+  bool internal() const { return kind_ != Kind::kBytes; }
+  // True when user keys take the bytewise prefix fast path (Bytes(), or
+  // Internal(BytewiseComparator())): a smaller UserKeyPrefix then means a
+  // smaller key.
+  bool bytewise() const { return kind_ != Kind::kInternalCustom; }
+  const Comparator* user_comparator() const { return user_; }
+
+  // Shortening of index keys (FORMAT.md, "Index block") through the user
+  // comparator's hooks: *start is replaced by a short internal key k with
+  // start <= k < limit, when one exists.
+  void ShortenSeparator(std::string* start, std::string_view limit) const;
+  // *key is replaced by a short internal key >= it.
+  void ShortenSuccessor(std::string* key) const;
+
+ private:
+  enum class Kind : uint8_t { kBytes, kInternalBytewise, kInternalCustom };
+  KeyComparator(Kind kind, const Comparator* user) : kind_(kind), user_(user) {}
+
+  // Replaces the user key of *ikey by `user` when that is shorter and sorts
+  // after the old one (and before `limit`'s user key, if given), with the
+  // trailer that sorts first for that user key.
+  void ReplaceUserKeyIfShorter(std::string* ikey, const std::string& user,
+                               const std::string_view* limit) const;
+
+  Kind kind_;
+  const Comparator* user_;
+};
 
 // A readable form for tools and test failures: 'user' @ seq : type.
 std::string InternalKeyDebugString(std::string_view ikey);

@@ -7,13 +7,20 @@
 namespace sift {
 namespace {
 
-// A linear scan over the children picks the next key: the DB merges a
-// handful of iterators (memtables, level-0 files, one per deeper level), for
-// which a heap would not pay for itself.
+// The children wait in a binary heap ordered by their current key, so each
+// step costs O(log n) compares: a compaction of twenty overlapping level-0
+// files merges twenty-odd children, where a linear scan per key cost about
+// a tenth of a fill's cycles. Forward the heap is a min-heap, in reverse a
+// max-heap; a change of direction rebuilds it. Equal keys (never written
+// by the DB: every entry has its own sequence number) come out in child
+// order.
 class MergingIterator final : public Iterator {
  public:
-  explicit MergingIterator(std::vector<std::unique_ptr<Iterator>> children)
-      : children_(std::move(children)) {}
+  MergingIterator(KeyComparator icmp,
+                  std::vector<std::unique_ptr<Iterator>> children)
+      : icmp_(icmp), children_(std::move(children)) {
+    heap_.reserve(children_.size());
+  }
 
   bool Valid() const override { return current_ != nullptr; }
   std::string_view key() const override { return current_->key(); }
@@ -26,103 +33,131 @@ class MergingIterator final : public Iterator {
   void SeekToFirst() override {
     status_ = absl::OkStatus();
     for (auto& c : children_) c->SeekToFirst();
-    FindSmallest();
-    direction_ = kForward;
+    Rebuild(kForward);
   }
   void SeekToLast() override {
     status_ = absl::OkStatus();
     for (auto& c : children_) c->SeekToLast();
-    FindLargest();
-    direction_ = kReverse;
+    Rebuild(kReverse);
   }
   void Seek(std::string_view target) override {
     status_ = absl::OkStatus();
     for (auto& c : children_) c->Seek(target);
-    FindSmallest();
-    direction_ = kForward;
+    Rebuild(kForward);
   }
 
   void Next() override {
-    // In reverse, the other children sit before key(): move each to the
-    // first entry after it so all are positioned forward.
     if (direction_ != kForward) {
+      // In reverse, the other children sit before key(): move each to the
+      // first entry after it so all are positioned forward.
       const std::string k(key());
+      Iterator* const cur = current_;
       for (auto& c : children_) {
-        if (c.get() == current_) continue;
+        if (c.get() == cur) continue;
         c->Seek(k);
-        if (c->Valid() && CompareInternalKeys(k, c->key()) == 0) c->Next();
+        if (c->Valid() && icmp_.Compare(k, c->key()) == 0) c->Next();
       }
-      direction_ = kForward;
+      cur->Next();
+      Rebuild(kForward);
+      return;
     }
     current_->Next();
-    FindSmallest();
+    Advanced();
   }
 
   void Prev() override {
-    // In forward, the other children sit after key(): move each to the last
-    // entry before it.
     if (direction_ != kReverse) {
+      // In forward, the other children sit after key(): move each to the
+      // last entry before it.
       const std::string k(key());
+      Iterator* const cur = current_;
       for (auto& c : children_) {
-        if (c.get() == current_) continue;
+        if (c.get() == cur) continue;
         c->Seek(k);
         if (c->Valid()) {
           c->Prev();
         } else if (c->status().ok()) {
           c->SeekToLast();  // every entry of c is < k
-        }                   // else FindLargest stops at c's error
+        }                   // else Rebuild stops at c's error
       }
-      direction_ = kReverse;
+      cur->Prev();
+      Rebuild(kReverse);
+      return;
     }
     current_->Prev();
-    FindLargest();
+    Advanced();
   }
 
  private:
   enum Direction { kForward, kReverse };
+  struct Entry {
+    Iterator* it;
+    size_t index;  // position in children_: the tie-break
+  };
 
   void Stop(absl::Status s) {
     status_ = std::move(s);
     current_ = nullptr;
+    heap_.clear();
+  }
+
+  // True when a belongs nearer the top of the heap than b.
+  bool Before(const Entry& a, const Entry& b) const {
+    const int r = icmp_.Compare(a.it->key(), b.it->key());
+    if (r != 0) return direction_ == kForward ? r < 0 : r > 0;
+    return direction_ == kForward ? a.index < b.index : a.index > b.index;
   }
 
   // Both stop the merge (Valid() false, status() the error) when a child
   // stopped on an error: going on without it would show older versions
   // of its keys, or keys it deleted, from the other children.
-  void FindSmallest() {
-    Iterator* smallest = nullptr;
-    for (auto& c : children_) {
-      if (!c->Valid()) {
-        if (!c->status().ok()) {
-          Stop(c->status());
-          return;
-        }
-      } else if (smallest == nullptr ||
-                 CompareInternalKeys(c->key(), smallest->key()) < 0) {
-        smallest = c.get();
+  void Rebuild(Direction d) {
+    direction_ = d;
+    heap_.clear();
+    for (size_t i = 0; i < children_.size(); ++i) {
+      Iterator* c = children_[i].get();
+      if (c->Valid()) {
+        heap_.push_back({c, i});
+      } else if (!c->status().ok()) {
+        Stop(c->status());
+        return;
       }
     }
-    current_ = smallest;
+    for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
+    current_ = heap_.empty() ? nullptr : heap_[0].it;
   }
 
-  void FindLargest() {
-    Iterator* largest = nullptr;
-    for (auto it = children_.rbegin(); it != children_.rend(); ++it) {
-      Iterator* c = it->get();
-      if (!c->Valid()) {
-        if (!c->status().ok()) {
-          Stop(c->status());
-          return;
-        }
-      } else if (largest == nullptr ||
-                 CompareInternalKeys(c->key(), largest->key()) > 0) {
-        largest = c;
+  // The top child (current_) moved one step in the heap's direction.
+  void Advanced() {
+    if (!current_->Valid()) {
+      if (!current_->status().ok()) {
+        Stop(current_->status());
+        return;
       }
+      heap_[0] = heap_.back();
+      heap_.pop_back();
     }
-    current_ = largest;
+    if (!heap_.empty()) SiftDown(0);
+    current_ = heap_.empty() ? nullptr : heap_[0].it;
   }
 
+  void SiftDown(size_t i) {
+    const size_t n = heap_.size();
+    const Entry e = heap_[i];
+    while (true) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && Before(heap_[child + 1], heap_[child])) ++child;
+      if (!Before(heap_[child], e)) break;
+      heap_[i] = heap_[child];
+      i = child;
+    }
+    heap_[i] = e;
+  }
+
+  const KeyComparator icmp_;
   std::vector<std::unique_ptr<Iterator>> children_;
+  std::vector<Entry> heap_;  // the valid children, top = current_
   Iterator* current_ = nullptr;
   Direction direction_ = kForward;
   absl::Status status_;
@@ -131,10 +166,10 @@ class MergingIterator final : public Iterator {
 }  // namespace
 
 std::unique_ptr<Iterator> NewMergingIterator(
-    std::vector<std::unique_ptr<Iterator>> children) {
+    KeyComparator icmp, std::vector<std::unique_ptr<Iterator>> children) {
   if (children.empty()) return NewEmptyIterator();
   if (children.size() == 1) return std::move(children[0]);
-  return std::make_unique<MergingIterator>(std::move(children));
+  return std::make_unique<MergingIterator>(icmp, std::move(children));
 }
 
 }  // namespace sift

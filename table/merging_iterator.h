@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "sift/iterator.h"
+#include "table/internal_key.h"
 
 namespace sift {
 
-// Takes ownership of the children. Keys are ordered by CompareInternalKeys.
+// Takes ownership of the children. Keys are ordered by icmp.
 std::unique_ptr<Iterator> NewMergingIterator(
-    std::vector<std::unique_ptr<Iterator>> children);
+    KeyComparator icmp, std::vector<std::unique_ptr<Iterator>> children);
 
 }  // namespace sift
 

@@ -83,7 +83,7 @@ absl::Status DecodeProperties(const Block& block, TableProperties* p) {
       {prop::kRawKeySize, &p->raw_key_size},
       {prop::kRawValueSize, &p->raw_value_size},
   };
-  std::unique_ptr<Iterator> it = block.NewIterator(BytewiseCompare);
+  std::unique_ptr<Iterator> it = block.NewIterator(KeyComparator::Bytes());
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const std::string_view name = it->key();
     const std::string_view value = it->value();

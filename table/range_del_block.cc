@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "sift/comparator.h"
 #include "table/block.h"
 #include "table/block_builder.h"
 #include "table/format.h"
@@ -43,7 +44,8 @@ absl::Status DecodeRangeDelBlock(std::string_view contents,
   BlockContents borrowed;
   borrowed.data = contents;
   Block block(std::move(borrowed));
-  std::unique_ptr<Iterator> it = block.NewIterator(CompareInternalKeys);
+  std::unique_ptr<Iterator> it =
+      block.NewIterator(KeyComparator::Internal(BytewiseComparator()));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const std::string_view k = it->key();
     if (k.size() < kInternalKeyTrailerSize ||

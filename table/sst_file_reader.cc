@@ -27,6 +27,9 @@ SstFileReader::SstFileReader(const Options& options)
 SstFileReader::~SstFileReader() = default;
 
 absl::Status SstFileReader::Open(const std::string& path) {
+  if (rep_->options.comparator == nullptr) {
+    return absl::InvalidArgumentError("Options::comparator must not be null");
+  }
   Env* env = rep_->options.env != nullptr ? rep_->options.env : Env::Default();
   ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
@@ -36,7 +39,8 @@ absl::Status SstFileReader::Open(const std::string& path) {
   rep_->cache =
       std::make_unique<BlockCache>(rep_->options.block_cache_capacity);
   ASSIGN_OR_RETURN(rep_->table,
-                   Table::Open(path, std::move(file), size, rep_->cache.get()));
+                   Table::Open(path, std::move(file), size, rep_->cache.get(),
+                               rep_->options.comparator));
   return absl::OkStatus();
 }
 
@@ -65,7 +69,8 @@ bool SstFileReader::KeyMayMatch(std::string_view key) const {
 std::unique_ptr<Iterator> SstFileReader::NewIterator(
     const ReadOptions& options) {
   if (rep_->table == nullptr) return NewEmptyIterator(NotOpen());
-  return NewUserIterator(rep_->table->NewIterator(options), kMaxSequenceNumber);
+  return NewUserIterator(KeyComparator::Internal(rep_->options.comparator),
+                         rep_->table->NewIterator(options), kMaxSequenceNumber);
 }
 
 const TableProperties& SstFileReader::GetProperties() const {

@@ -57,7 +57,8 @@ absl::Status SstFileWriter::Add(std::string_view key, std::string_view value,
             : std::string("SstFileWriter: Open was not called"));
   }
   RETURN_IF_ERROR(CheckEntrySize("SstFileWriter", key, value));
-  if (r->builder->NumEntries() > 0 && key <= r->last_user_key) {
+  if (r->builder->NumEntries() > 0 &&
+      r->options.comparator->Compare(key, r->last_user_key) <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("SstFileWriter: keys must be strictly increasing: '",
                      absl::CEscape(absl::string_view(key.data(), key.size())),

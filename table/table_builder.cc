@@ -58,6 +58,9 @@ absl::Status ValidateTableOptions(const Options& o) {
         absl::StrCat("Options::bloom_before_level must be >= 0, got ",
                      o.bloom_before_level));
   }
+  if (o.comparator == nullptr) {
+    return absl::InvalidArgumentError("Options::comparator must not be null");
+  }
   // Written so that NaN fails too.
   if (!(o.bloom_filter_fp_chance > 0.0 && o.bloom_filter_fp_chance <= 1.0)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -82,6 +85,7 @@ TableBuilder::TableBuilder(const Options& options, WritableFile* file)
 TableBuilder::TableBuilder(const Options& options, WritableFile* file,
                            FilterLayout filter_layout)
     : options_(options),
+      icmp_(KeyComparator::Internal(options.comparator)),
       file_(file),
       data_block_(options.block_restart_interval),
       index_block_(1) {
@@ -107,7 +111,7 @@ absl::Status TableBuilder::Add(std::string_view ikey, std::string_view value) {
         "not an internal key: '", absl::CEscape(AbslView(ikey)), "'"));
   }
   const bool first = props_.num_entries == 0;
-  if (!first && CompareInternalKeys(ikey, last_key_) <= 0) {
+  if (!first && icmp_.Compare(ikey, last_key_) <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("keys must be added in strictly increasing order: ",
                      InternalKeyDebugString(ikey), " after ",
@@ -117,7 +121,7 @@ absl::Status TableBuilder::Add(std::string_view ikey, std::string_view value) {
       first || parsed.user_key != ExtractUserKey(last_key_);
 
   if (pending_index_entry_) {
-    ShortenInternalSeparator(&last_key_, ikey);
+    icmp_.ShortenSeparator(&last_key_, ikey);
     std::string handle;
     pending_handle_.EncodeTo(&handle);
     index_block_.Add(last_key_, handle);
@@ -238,7 +242,7 @@ absl::Status TableBuilder::Finish() {
   // The index: the last block's entry is a short successor of its last key.
   if (ok() && pending_index_entry_) {
     std::string successor = last_key_;
-    ShortenInternalSuccessor(&successor);
+    icmp_.ShortenSuccessor(&successor);
     std::string handle;
     pending_handle_.EncodeTo(&handle);
     index_block_.Add(successor, handle);

@@ -20,13 +20,14 @@
 #include "sift/table_properties.h"
 #include "table/block_builder.h"
 #include "table/format.h"
+#include "table/internal_key.h"
 #include "table/range_tombstone.h"
 #include "util/bloom.h"
 
 namespace sift {
 
-// Checks the options a TableBuilder uses: block_size in [1, 1 GiB],
-// block_restart_interval >= 1, a known compression and filter layout, and
+// Checks the options a TableBuilder uses: a comparator, block_size in [1, 1
+// GiB], block_restart_interval >= 1, a known compression and filter layout, and
 // bloom_filter_fp_chance in (0, 1]. InvalidArgument names the bad field.
 absl::Status ValidateTableOptions(const Options& options);
 
@@ -37,7 +38,8 @@ FilterLayout FilterLayoutForLevel(const Options& options, int level);
 
 class TableBuilder {
  public:
-  // Uses block_size, block_restart_interval, compression,
+  // Uses comparator (the order of keys, and the index separators'
+  // shortening), block_size, block_restart_interval, compression,
   // bloom_filter_fp_chance (>= 1.0: no filter) and filter_layout (or the
   // given layout instead, e.g. FilterLayoutForLevel's).
   // REQUIRES: options already validated; file outlives the builder. The
@@ -88,6 +90,7 @@ class TableBuilder {
   void WriteRangeDels(BlockHandle* handle);
 
   const Options options_;
+  const KeyComparator icmp_;  // from options_.comparator
   WritableFile* const file_;
   uint64_t offset_ = 0;
   absl::Status status_;

@@ -37,25 +37,27 @@ absl::Status InBlock(const absl::Status& s, const std::string& file,
 }  // namespace
 
 Table::Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
-             uint64_t file_size, BlockCache* cache)
+             uint64_t file_size, BlockCache* cache,
+             const Comparator* comparator)
     : file_name_(std::move(file_name)),
       file_(std::move(file)),
       file_size_(file_size),
       cache_(cache),
-      cache_id_(cache != nullptr ? cache->NewId() : 0) {}
+      cache_id_(cache != nullptr ? cache->NewId() : 0),
+      icmp_(KeyComparator::Internal(comparator)) {}
 
 Table::~Table() = default;
 
 absl::StatusOr<std::unique_ptr<Table>> Table::Open(
     std::string file_name, std::unique_ptr<RandomAccessFile> file,
-    uint64_t file_size, BlockCache* block_cache) {
+    uint64_t file_size, BlockCache* block_cache, const Comparator* comparator) {
   if (file_size < kFooterSize) {
     return CorruptionError(file_name, 0,
                            absl::StrCat("file too short to be an SSTable (",
                                         file_size, " bytes)"));
   }
-  std::unique_ptr<Table> t(
-      new Table(std::move(file_name), std::move(file), file_size, block_cache));
+  std::unique_ptr<Table> t(new Table(std::move(file_name), std::move(file),
+                                     file_size, block_cache, comparator));
   char buf[kFooterSize];
   std::string_view footer_bytes;
   RETURN_IF_ERROR(
@@ -80,7 +82,7 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
   RETURN_IF_ERROR(ReadBlock(*file_, file_name_, metaindex_handle, &contents));
   Block metaindex(std::move(contents));
   bool have_properties = false;
-  std::unique_ptr<Iterator> it = metaindex.NewIterator(BytewiseCompare);
+  std::unique_ptr<Iterator> it = metaindex.NewIterator(KeyComparator::Bytes());
   const uint64_t limit = file_size_ - kFooterSize;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     std::string_view v = it->value();
@@ -183,8 +185,7 @@ absl::Status Table::ParseIndex(const BlockHandle& handle) {
     if (!e.handle.DecodeFrom(&v) || !v.empty() ||
         !e.handle.FitsBefore(file_limit) ||
         e.key.size() < kInternalKeyTrailerSize ||
-        (!index_.empty() &&
-         CompareInternalKeys(index_.back().key, e.key) >= 0)) {
+        (!index_.empty() && icmp_.Compare(index_.back().key, e.key) >= 0)) {
       return CorruptionError(file_name_, handle.offset, "bad index entry");
     }
     index_.push_back(e);
@@ -199,8 +200,8 @@ size_t Table::IndexMemory() const {
 
 size_t Table::FindBlock(std::string_view ikey) const {
   auto it = std::lower_bound(index_.begin(), index_.end(), ikey,
-                             [](const IndexEntry& e, std::string_view k) {
-                               return CompareInternalKeys(e.key, k) < 0;
+                             [this](const IndexEntry& e, std::string_view k) {
+                               return icmp_.Compare(e.key, k) < 0;
                              });
   return static_cast<size_t>(it - index_.begin());
 }
@@ -247,10 +248,10 @@ namespace {
 // names the file and the block's offset in its errors.
 class DataBlockIter final : public Iterator {
  public:
-  DataBlockIter(std::shared_ptr<const Block> block, const std::string* file,
-                uint64_t offset)
+  DataBlockIter(std::shared_ptr<const Block> block, KeyComparator icmp,
+                const std::string* file, uint64_t offset)
       : block_(std::move(block)),
-        iter_(block_.get(), CompareInternalKeys),
+        iter_(block_.get(), icmp),
         file_(file),
         offset_(offset) {}
 
@@ -290,8 +291,8 @@ std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options,
         ReadDataBlock(options, handle, &counters);
     if (sink != nullptr) sink->Add(counters);
     if (!block.ok()) return block.status();
-    return std::make_unique<DataBlockIter>(*std::move(block), &file_name_,
-                                           handle.offset);
+    return std::make_unique<DataBlockIter>(*std::move(block), icmp_,
+                                           &file_name_, handle.offset);
   };
   return NewTwoLevelIterator(std::make_unique<IndexIter>(this),
                              std::move(open));
@@ -330,7 +331,7 @@ absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
   if (i == index_.size()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
                    ReadDataBlock(options, index_[i].handle, counters));
-  Block::Iter it(block.get(), CompareInternalKeys);
+  Block::Iter it(block.get(), icmp_);
   it.Seek(lookup_key);
   if (!it.Valid()) {
     return InBlock(it.status(), file_name_, "data", index_[i].handle);
@@ -340,7 +341,9 @@ absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
     return CorruptionError(file_name_, index_[i].handle.offset,
                            "bad internal key in data block");
   }
-  if (parsed.user_key != ExtractUserKey(lookup_key)) return absl::OkStatus();
+  if (!icmp_.SameUser(parsed.user_key, ExtractUserKey(lookup_key))) {
+    return absl::OkStatus();
+  }
   if (seq != nullptr) *seq = parsed.sequence;
   if (parsed.type == kTypeDeletion) {
     *result = LookupResult::kDeleted;
@@ -425,17 +428,17 @@ absl::Status Table::VerifyDataBlock(size_t i, BlockContents contents,
   const BlockHandle& handle = index_[i].handle;
   Block block(std::move(contents));
   RETURN_IF_ERROR(InBlock(block.status(), file_name_, "data", handle));
-  Block::Iter it(&block, CompareInternalKeys);
+  Block::Iter it(&block, icmp_);
   std::vector<std::string> keys;
   ParsedInternalKey parsed;
   for (it.SeekToFirst(); it.Valid(); it.Next()) {
     if (!ParseInternalKey(it.key(), &parsed) ||
-        (!last_key->empty() && CompareInternalKeys(*last_key, it.key()) >= 0)) {
+        (!last_key->empty() && icmp_.Compare(*last_key, it.key()) >= 0)) {
       return CorruptionError(file_name_, handle.offset,
                              "data block keys are malformed or out of order");
     }
-    if (CompareInternalKeys(it.key(), index_[i].key) > 0 ||
-        (i > 0 && CompareInternalKeys(it.key(), index_[i - 1].key) <= 0)) {
+    if (icmp_.Compare(it.key(), index_[i].key) > 0 ||
+        (i > 0 && icmp_.Compare(it.key(), index_[i - 1].key) <= 0)) {
       return CorruptionError(file_name_, handle.offset,
                              "data block key outside its index range");
     }
@@ -444,7 +447,8 @@ absl::Status Table::VerifyDataBlock(size_t i, BlockContents contents,
     // previous block's last key (what the builder writes), or a lookup
     // between them would stop in the wrong block.
     if (keys.empty() && i > 0 &&
-        ExtractUserKey(index_[i - 1].key) == ExtractUserKey(it.key()) &&
+        icmp_.SameUser(ExtractUserKey(index_[i - 1].key),
+                       ExtractUserKey(it.key())) &&
         index_[i - 1].key != *last_key) {
       return CorruptionError(file_name_, handle.offset,
                              "index separator splits a user key's entries");

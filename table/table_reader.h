@@ -26,6 +26,7 @@
 #include "sift/table_properties.h"
 #include "table/block.h"
 #include "table/format.h"
+#include "table/internal_key.h"
 #include "table/range_tombstone.h"
 #include "util/bloom.h"
 #include "util/cache.h"
@@ -57,11 +58,13 @@ class Table {
  public:
   // Opens the table in `file` (of file_size bytes). file_name is used in
   // error messages. block_cache may be null (no caching); it must outlive
-  // the Table. A damaged or unknown-format filter does not fail Open: the
+  // the Table. comparator orders the keys: the one the table was written
+  // with. A damaged or unknown-format filter does not fail Open: the
   // table is read without it (filter_status() says why).
   static absl::StatusOr<std::unique_ptr<Table>> Open(
       std::string file_name, std::unique_ptr<RandomAccessFile> file,
-      uint64_t file_size, BlockCache* block_cache);
+      uint64_t file_size, BlockCache* block_cache,
+      const Comparator* comparator);
 
   ~Table();
   Table(const Table&) = delete;
@@ -139,7 +142,7 @@ class Table {
   };
 
   Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
-        uint64_t file_size, BlockCache* cache);
+        uint64_t file_size, BlockCache* cache, const Comparator* comparator);
   absl::Status ReadMeta(const BlockHandle& metaindex);
   absl::Status ParseIndex(const BlockHandle& handle);
   void LoadFilter(const BlockHandle& handle);
@@ -158,6 +161,7 @@ class Table {
   const uint64_t file_size_;
   BlockCache* const cache_;
   const uint64_t cache_id_;
+  const KeyComparator icmp_;
 
   TableProperties properties_;
   std::unique_ptr<Block> index_block_;

@@ -11,9 +11,13 @@ namespace {
 
 class UserIterator final : public Iterator {
  public:
-  UserIterator(std::unique_ptr<Iterator> iter, SequenceNumber sequence,
+  UserIterator(KeyComparator icmp, std::unique_ptr<Iterator> iter,
+               SequenceNumber sequence,
                std::shared_ptr<const FragmentedRangeTombstones> range)
-      : iter_(std::move(iter)), sequence_(sequence), range_(std::move(range)) {
+      : icmp_(icmp),
+        iter_(std::move(iter)),
+        sequence_(sequence),
+        range_(std::move(range)) {
     if (range_ != nullptr && range_->empty()) range_.reset();
   }
 
@@ -101,6 +105,7 @@ class UserIterator final : public Iterator {
   void FindNextUserEntry(bool skipping);
   void FindPrevUserEntry();
 
+  const KeyComparator icmp_;
   const std::unique_ptr<Iterator> iter_;
   const SequenceNumber sequence_;
   std::shared_ptr<const FragmentedRangeTombstones> range_;  // null: none
@@ -121,7 +126,7 @@ void UserIterator::FindNextUserEntry(bool skipping) {
     if (Deleted(ikey)) {
       saved_key_.assign(ikey.user_key);
       skipping = true;
-    } else if (!skipping || ikey.user_key.compare(saved_key_) > 0) {
+    } else if (!skipping || icmp_.CompareUser(ikey.user_key, saved_key_) > 0) {
       valid_ = true;
       saved_key_.clear();
       return;
@@ -169,7 +174,9 @@ void UserIterator::Prev() {
         saved_value_.clear();
         return;
       }
-      if (ExtractUserKey(iter_->key()).compare(saved_key_) < 0) break;
+      if (icmp_.CompareUser(ExtractUserKey(iter_->key()), saved_key_) < 0) {
+        break;
+      }
     }
     direction_ = kReverse;
   }
@@ -186,7 +193,8 @@ void UserIterator::FindPrevUserEntry() {
     if (ikey.sequence > sequence_) continue;
     // Entries of one user key arrive oldest first when moving backward; a
     // smaller user key means the previous key's entries are complete.
-    if (value_type != kTypeDeletion && ikey.user_key.compare(saved_key_) < 0) {
+    if (value_type != kTypeDeletion &&
+        icmp_.CompareUser(ikey.user_key, saved_key_) < 0) {
       break;
     }
     value_type = Deleted(ikey) ? kTypeDeletion : kTypeValue;
@@ -214,9 +222,10 @@ void UserIterator::FindPrevUserEntry() {
 }  // namespace
 
 std::unique_ptr<Iterator> NewUserIterator(
-    std::unique_ptr<Iterator> internal, SequenceNumber sequence,
+    KeyComparator icmp, std::unique_ptr<Iterator> internal,
+    SequenceNumber sequence,
     std::shared_ptr<const FragmentedRangeTombstones> range_tombstones) {
-  return std::make_unique<UserIterator>(std::move(internal), sequence,
+  return std::make_unique<UserIterator>(icmp, std::move(internal), sequence,
                                         std::move(range_tombstones));
 }
 

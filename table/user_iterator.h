@@ -14,11 +14,13 @@
 
 namespace sift {
 
-// Entries newer than `sequence` are invisible. With range_tombstones (not
-// null), an entry older than a tombstone covering its key, at or below
-// `sequence`, is hidden as if deleted.
+// Entries newer than `sequence` are invisible. icmp orders the internal
+// iterator's keys. With range_tombstones (not null), an entry older than a
+// tombstone covering its key, at or below `sequence`, is hidden as if
+// deleted.
 std::unique_ptr<Iterator> NewUserIterator(
-    std::unique_ptr<Iterator> internal, SequenceNumber sequence,
+    KeyComparator icmp, std::unique_ptr<Iterator> internal,
+    SequenceNumber sequence,
     std::shared_ptr<const FragmentedRangeTombstones> range_tombstones =
         nullptr);
 

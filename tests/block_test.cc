@@ -47,7 +47,7 @@ TEST_P(BlockModelTest, MatchesStdMapInBothDirectionsAndOnSeek) {
   for (const auto& [k, v] : model) builder.Add(k, v);
   Block block(Copy(builder.Finish()));
   ASSERT_TRUE(block.status().ok()) << block.status();
-  std::unique_ptr<Iterator> it = block.NewIterator(BytewiseCompare);
+  std::unique_ptr<Iterator> it = block.NewIterator(KeyComparator::Bytes());
 
   test::ExpectIteratesAs(it.get(), model);
 
@@ -89,7 +89,7 @@ TEST(BlockTest, EmptyBlockIteratesAsEmpty) {
   BlockBuilder builder(16);
   Block block(Copy(builder.Finish()));
   ASSERT_TRUE(block.status().ok());
-  auto it = block.NewIterator(BytewiseCompare);
+  auto it = block.NewIterator(KeyComparator::Bytes());
   it->SeekToFirst();
   EXPECT_FALSE(it->Valid());
   it->SeekToLast();
@@ -149,7 +149,7 @@ TEST(BlockTest, MalformedBlocksNeverReadOutOfBounds) {
   // or report DataLoss, never crash (ASan checks the bounds).
   for (size_t len = 0; len < good.size(); ++len) {
     Block block(Copy(std::string_view(good).substr(0, len)));
-    auto it = block.NewIterator(BytewiseCompare);
+    auto it = block.NewIterator(KeyComparator::Bytes());
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
     }
     it->Seek("key1020");
@@ -158,7 +158,7 @@ TEST(BlockTest, MalformedBlocksNeverReadOutOfBounds) {
     std::string bad = good;
     bad[rnd.Uniform(bad.size())] ^= static_cast<char>(1 + rnd.Uniform(255));
     Block block(Copy(bad));
-    auto it = block.NewIterator(BytewiseCompare);
+    auto it = block.NewIterator(KeyComparator::Bytes());
     int n = 0;
     for (it->SeekToFirst(); it->Valid() && n < 1000; it->Next()) ++n;
     for (it->SeekToLast(); it->Valid() && n < 2000; it->Prev()) ++n;
@@ -174,7 +174,7 @@ TEST(BlockTest, BadRestartCountIsDataLoss) {
   EncodeFixed32(&data[4], 1000);
   Block block(Copy(data));
   EXPECT_EQ(block.status().code(), absl::StatusCode::kDataLoss);
-  auto it = block.NewIterator(BytewiseCompare);
+  auto it = block.NewIterator(KeyComparator::Bytes());
   it->SeekToFirst();
   EXPECT_FALSE(it->Valid());
   EXPECT_EQ(it->status().code(), absl::StatusCode::kDataLoss);
@@ -199,23 +199,20 @@ TEST(InternalKeyTest, UserKeyCompareMatchesBytewiseOrder) {
   }
 }
 
+const KeyComparator kIcmp = KeyComparator::Internal(BytewiseComparator());
+
 TEST(InternalKeyTest, OrdersByUserKeyThenNewestFirst) {
   auto ik = [](std::string_view u, SequenceNumber s, ValueType t) {
     std::string k;
     AppendInternalKey(&k, u, s, t);
     return k;
   };
-  EXPECT_LT(CompareInternalKeys(ik("a", 1, kTypeValue), ik("b", 9, kTypeValue)),
+  EXPECT_LT(kIcmp.Compare(ik("a", 1, kTypeValue), ik("b", 9, kTypeValue)), 0);
+  EXPECT_LT(kIcmp.Compare(ik("a", 9, kTypeValue), ik("a", 1, kTypeValue)), 0);
+  EXPECT_LT(kIcmp.Compare(ik("a", 5, kTypeValue), ik("a", 5, kTypeDeletion)),
             0);
-  EXPECT_LT(CompareInternalKeys(ik("a", 9, kTypeValue), ik("a", 1, kTypeValue)),
-            0);
-  EXPECT_LT(
-      CompareInternalKeys(ik("a", 5, kTypeValue), ik("a", 5, kTypeDeletion)),
-      0);
-  EXPECT_LT(
-      CompareInternalKeys(ik("a", 1, kTypeValue), ik("ab", 9, kTypeValue)), 0);
-  EXPECT_EQ(CompareInternalKeys(ik("x", 3, kTypeValue), ik("x", 3, kTypeValue)),
-            0);
+  EXPECT_LT(kIcmp.Compare(ik("a", 1, kTypeValue), ik("ab", 9, kTypeValue)), 0);
+  EXPECT_EQ(kIcmp.Compare(ik("x", 3, kTypeValue), ik("x", 3, kTypeValue)), 0);
   ParsedInternalKey p;
   const std::string key = ik("key", 77, kTypeDeletion);  // p points into it
   ASSERT_TRUE(ParseInternalKey(key, &p));
@@ -233,24 +230,24 @@ TEST(InternalKeyTest, SeparatorsAreShortAndBetween) {
   };
   std::string start = ik("the quick brown", 10);
   const std::string limit = ik("the wolf", 3);
-  ShortenInternalSeparator(&start, limit);
+  kIcmp.ShortenSeparator(&start, limit);
   EXPECT_EQ(ExtractUserKey(start), "the r");
-  EXPECT_LE(CompareInternalKeys(ik("the quick brown", 10), start), 0);
-  EXPECT_LT(CompareInternalKeys(start, limit), 0);
+  EXPECT_LE(kIcmp.Compare(ik("the quick brown", 10), start), 0);
+  EXPECT_LT(kIcmp.Compare(start, limit), 0);
 
   // Same user key, or one a prefix of the other: unchanged.
   std::string same = ik("abc", 10);
-  ShortenInternalSeparator(&same, ik("abc", 2));
+  kIcmp.ShortenSeparator(&same, ik("abc", 2));
   EXPECT_EQ(same, ik("abc", 10));
   std::string prefix = ik("abc", 10);
-  ShortenInternalSeparator(&prefix, ik("abcd", 2));
+  kIcmp.ShortenSeparator(&prefix, ik("abcd", 2));
   EXPECT_EQ(prefix, ik("abc", 10));
 
   std::string succ = ik("hello", 4);
-  ShortenInternalSuccessor(&succ);
+  kIcmp.ShortenSuccessor(&succ);
   EXPECT_EQ(ExtractUserKey(succ), "i");
   std::string ff = ik("\xff\xff", 4);
-  ShortenInternalSuccessor(&ff);
+  kIcmp.ShortenSuccessor(&ff);
   EXPECT_EQ(ff, ik("\xff\xff", 4));
 }
 

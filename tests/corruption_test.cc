@@ -111,8 +111,8 @@ class CorruptionTest : public ::testing::Test {
 
   std::vector<Table::BlockInfo> BlocksOf(const std::string& path) {
     auto file = env_->NewRandomAccessFile(path);
-    auto table =
-        Table::Open(path, *std::move(file), *env_->GetFileSize(path), nullptr);
+    auto table = Table::Open(path, *std::move(file), *env_->GetFileSize(path),
+                             nullptr, BytewiseComparator());
     EXPECT_TRUE(table.ok()) << table.status();
     return table.ok() ? (*table)->Blocks() : std::vector<Table::BlockInfo>{};
   }

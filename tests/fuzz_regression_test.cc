@@ -142,7 +142,8 @@ TEST(TableVerifyTest, KeysOutOfOrderAcrossBlocksAreDataLoss) {
   // key length, value length (one byte each), then "key0NN" + trailer.
   auto file = env->NewRandomAccessFile("/t.sst");
   ASSERT_TRUE(file.ok());
-  auto table = Table::Open("/t.sst", *std::move(file), bytes.size(), nullptr);
+  auto table = Table::Open("/t.sst", *std::move(file), bytes.size(), nullptr,
+                           BytewiseComparator());
   ASSERT_TRUE(table.ok()) << table.status();
   const std::vector<Table::BlockInfo> blocks = (*table)->Blocks();
   ASSERT_GE(blocks.size(), 3u);

@@ -66,8 +66,8 @@ class IteratorErrorTest : public ::testing::TestWithParam<bool> {
     ASSERT_TRUE(ReadFileToString(env_.get(), older_, &older_bytes_).ok());
     auto file = env_->NewRandomAccessFile(older_);
     ASSERT_TRUE(file.ok());
-    auto table =
-        Table::Open(older_, *std::move(file), older_bytes_.size(), nullptr);
+    auto table = Table::Open(older_, *std::move(file), older_bytes_.size(),
+                             nullptr, BytewiseComparator());
     ASSERT_TRUE(table.ok()) << table.status();
     for (const Table::BlockInfo& b : (*table)->Blocks()) {
       if (b.kind == "data") data_blocks_.push_back(b.handle);

@@ -3,7 +3,9 @@
 // (latest and through snapshots), iterators in both directions, flushes,
 // compactions and reopens -- each reopen with the filter fp chance switched
 // among 0.01, 0.1 and 1.0 and the filter layout switched -- checked answer by
-// answer against a std::map (Pebble's metamorphic test).
+// answer against a std::map (Pebble's metamorphic test). The same run under
+// user comparators (a reverse order, a numeric one) checks that every
+// ordered structure follows Options::comparator.
 //
 // Every run prints its seed; SIFT_TEST_SEED=<seed> replays it exactly and
 // SIFT_MODEL_OPS=<n> sets the number of operations (a long run, e.g.
@@ -26,13 +28,18 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/model_checks.h"
+#include "tests/testutil/test_comparators.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"
 
 namespace sift {
 namespace {
 
-using Model = std::map<std::string, std::string>;
+using Model = test::ModelMap;
+
+// Operations of the longest run; a third under a sanitizer, whose errors
+// show on the paths every run takes rather than on the count.
+constexpr int kOps = test::SanitizerScaled(30000, 3);
 
 int OpsFromEnv(int fallback) {
   const char* env = std::getenv("SIFT_MODEL_OPS");
@@ -74,7 +81,8 @@ class ModelRunner {
         rnd_(seed),
         path_(std::move(path)),
         key_space_(key_space),
-        options_(sizes) {
+        options_(sizes),
+        model_(test::ComparatorLess{sizes.comparator}) {
     options_.env = env;
     options_.create_if_missing = true;
   }
@@ -87,7 +95,8 @@ class ModelRunner {
   // Context for a failure: replay with SIFT_TEST_SEED.
   std::string Where() const {
     return absl::StrCat("seed ", seed_, " op ", op_, " (", last_op_,
-                        "); options fp=", options_.bloom_filter_fp_chance,
+                        "); options comparator=", options_.comparator->Name(),
+                        " fp=", options_.bloom_filter_fp_chance,
                         " layout=", static_cast<int>(options_.filter_layout));
   }
 
@@ -96,6 +105,11 @@ class ModelRunner {
     // the rest spread over a key space large enough to fill deeper levels.
     const uint32_t i = rnd_.OneIn(2) ? rnd_.Uniform(64) * (key_space_ / 64)
                                      : rnd_.Uniform(key_space_);
+    // Unpadded under a user comparator: NumericSuffixComparator then
+    // orders them unlike bytes ("key9" < "key10").
+    if (options_.comparator != BytewiseComparator()) {
+      return absl::StrCat("key", i);
+    }
     return absl::StrFormat("key%06u", i);
   }
   std::string RandomValue() {
@@ -289,7 +303,7 @@ void ModelRunner::DoCompactRange() {
   std::optional<std::string> a, b;
   if (!rnd_.OneIn(4)) a = RandomKey();
   if (!rnd_.OneIn(4)) b = RandomKey();
-  if (a && b && *b < *a) std::swap(a, b);
+  if (a && b && options_.comparator->Compare(*b, *a) < 0) std::swap(a, b);
   last_op_ =
       absl::StrCat("compact [", a.value_or("-"), ", ", b.value_or("-"), "]");
   const absl::Status s = db_->CompactRange(a, b);
@@ -371,7 +385,7 @@ void ModelRunner::Run(int ops) {
 
 TEST(ModelTest, InMemoryEnv) {
   const uint64_t seed = test::TestSeed(20240605);
-  const int ops = OpsFromEnv(30000);
+  const int ops = OpsFromEnv(kOps);
   std::printf(
       "ModelTest.InMemoryEnv: seed %llu, %d ops "
       "(SIFT_TEST_SEED / SIFT_MODEL_OPS to change)\n",
@@ -385,7 +399,7 @@ TEST(ModelTest, InMemoryEnv) {
 // fall between the versions of hot keys that snapshots keep.
 TEST(ModelTest, TinyFiles) {
   const uint64_t seed = test::TestSeed(4242);
-  const int ops = OpsFromEnv(30000) / 2;
+  const int ops = OpsFromEnv(kOps) / 2;
   std::printf("ModelTest.TinyFiles: seed %llu, %d ops\n",
               static_cast<unsigned long long>(seed), ops);
   Options sizes;
@@ -398,9 +412,40 @@ TEST(ModelTest, TinyFiles) {
   runner.Run(ops);
 }
 
+// Every ordered structure (memtable, blocks, index, level file ranges,
+// iterators, compaction) under a user comparator: a bytewise compare left
+// anywhere misorders keys and the model catches it.
+TEST(ModelTest, ReverseComparator) {
+  const uint64_t seed = test::TestSeed(1717);
+  const int ops = OpsFromEnv(30000) / 3;
+  std::printf("ModelTest.ReverseComparator: seed %llu, %d ops\n",
+              static_cast<unsigned long long>(seed), ops);
+  Options sizes = ModelRunner::DefaultSizes();
+  sizes.comparator = test::ReverseBytewiseComparator();
+  std::unique_ptr<Env> env = NewMemEnv();
+  ModelRunner runner(seed, env.get(), "/model", sizes);
+  runner.Run(ops);
+}
+
+TEST(ModelTest, NumericSuffixComparatorTinyFiles) {
+  const uint64_t seed = test::TestSeed(1718);
+  const int ops = OpsFromEnv(30000) / 3;
+  std::printf("ModelTest.NumericSuffixComparatorTinyFiles: seed %llu, %d ops\n",
+              static_cast<unsigned long long>(seed), ops);
+  Options sizes;
+  sizes.comparator = test::NumericSuffixComparator();
+  sizes.write_buffer_size = 16 << 10;
+  sizes.max_bytes_for_level_base = 10 * sizes.write_buffer_size;
+  sizes.max_file_size = 4 << 10;
+  sizes.block_size = 256;
+  std::unique_ptr<Env> env = NewMemEnv();
+  ModelRunner runner(seed, env.get(), "/model", sizes, /*key_space=*/1000);
+  runner.Run(ops);
+}
+
 TEST(ModelTest, PosixEnv) {
   const uint64_t seed = test::TestSeed(77);
-  const int ops = OpsFromEnv(30000) / 5;
+  const int ops = OpsFromEnv(kOps) / 5;
   std::printf("ModelTest.PosixEnv: seed %llu, %d ops\n",
               static_cast<unsigned long long>(seed), ops);
   const std::string dir = test::TempDir("model");

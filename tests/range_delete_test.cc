@@ -115,7 +115,8 @@ TEST(RangeDelBlockTest, TableKeepsTombstonesFragmentedAndVerifies) {
   auto size = env->GetFileSize("/t.sst");
   auto file = env->NewRandomAccessFile("/t.sst");
   ASSERT_TRUE(file.ok());
-  auto table = Table::Open("/t.sst", *std::move(file), *size, nullptr);
+  auto table = Table::Open("/t.sst", *std::move(file), *size, nullptr,
+                           BytewiseComparator());
   ASSERT_TRUE(table.ok()) << table.status();
   EXPECT_EQ((*table)->properties().num_range_deletions, 2u);
   EXPECT_EQ((*table)->range_tombstones().fragments().size(), 3u);

@@ -97,11 +97,13 @@ TEST(RibbonTest, NoFalseNegatives) {
 }
 
 // The measured rate is within +-15% of p, on fixed seeds, with enough
-// probes that 15% is over 5 standard deviations of the measurement.
+// probes that 15% is over 5 standard deviations of the measurement. A
+// sanitizer build probes a little and leaves the rate to the plain build.
 TEST(RibbonTest, FalsePositiveRateMeetsTarget) {
   const uint64_t n = 100000;
   for (double p : {0.1, 0.01, 0.001, 0.0001}) {
-    const uint64_t probes = static_cast<uint64_t>(1200 / p);
+    const uint64_t probes =
+        test::kSanitizerBuild ? 20000 : static_cast<uint64_t>(1200 / p);
     for (Shape shape : {Shape::kRandom, Shape::kBigEndian}) {
       const std::string filter = BuildFilter(shape, 7, n, p);
       const BloomFilterReader reader(filter);
@@ -110,7 +112,9 @@ TEST(RibbonTest, FalsePositiveRateMeetsTarget) {
       std::printf("p=%-7g %-9s bits/key %.3f model %.5g measured %.5g\n", p,
                   bloom_test::ShapeName(shape), reader.bits_per_key(),
                   reader.ExpectedFpRate(), fp);
-      EXPECT_NEAR(fp / p, 1.0, 0.15) << p;
+      if (!test::kSanitizerBuild) {
+        EXPECT_NEAR(fp / p, 1.0, 0.15) << p;
+      }
       EXPECT_NEAR(reader.ExpectedFpRate() / p, 1.0, 0.01) << p;
     }
   }

@@ -81,7 +81,8 @@ class SstDumpTest : public ::testing::Test {
                                const std::string& kind) {
     auto file = Env::Default()->NewRandomAccessFile(path);
     auto size = Env::Default()->GetFileSize(path);
-    auto t = Table::Open(path, std::move(*file), *size, nullptr);
+    auto t = Table::Open(path, std::move(*file), *size, nullptr,
+                         BytewiseComparator());
     EXPECT_TRUE(t.ok()) << t.status();
     for (const auto& b : (*t)->Blocks()) {
       if (b.kind == kind) return b.handle;
@@ -306,7 +307,7 @@ TEST_F(SstDumpTest, VerifyChecksumChecksBlocksAPartialScanSkips) {
   const Table::BlockInfo last = [&] {
     auto file = Env::Default()->NewRandomAccessFile(f);
     auto t = Table::Open(f, std::move(*file), *Env::Default()->GetFileSize(f),
-                         nullptr);
+                         nullptr, BytewiseComparator());
     Table::BlockInfo b;
     for (const auto& info : (*t)->Blocks()) {
       if (info.kind == "data") b = info;

@@ -294,7 +294,8 @@ TEST_F(SstFileTest, DamagedFilterNeverCausesAFalseNegative) {
   ASSERT_TRUE(ReadFileToString(env_.get(), "/d.sst", &data).ok());
   // Find the filter block and zero it (its checksum now fails).
   auto raf = env_->NewRandomAccessFile("/d.sst");
-  auto table = Table::Open("/d.sst", std::move(*raf), data.size(), nullptr);
+  auto table = Table::Open("/d.sst", std::move(*raf), data.size(), nullptr,
+                           BytewiseComparator());
   ASSERT_TRUE(table.ok());
   BlockHandle filter;
   for (const auto& b : (*table)->Blocks()) {

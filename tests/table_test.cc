@@ -26,7 +26,7 @@ std::string IKey(std::string_view user, SequenceNumber seq, ValueType t) {
 
 struct InternalLess {
   bool operator()(const std::string& a, const std::string& b) const {
-    return CompareInternalKeys(a, b) < 0;
+    return KeyComparator::Internal(BytewiseComparator()).Compare(a, b) < 0;
   }
 };
 using Model = std::map<std::string, std::string, InternalLess>;
@@ -72,7 +72,8 @@ class TableHarness : public ::testing::TestWithParam<Param> {
     auto size = env_->GetFileSize("/t.sst");
     EXPECT_EQ(*size, b.FileSize());
     auto raf = env_->NewRandomAccessFile("/t.sst");
-    auto table = Table::Open("/t.sst", std::move(*raf), *size, cache_.get());
+    auto table = Table::Open("/t.sst", std::move(*raf), *size, cache_.get(),
+                             BytewiseComparator());
     EXPECT_TRUE(table.ok()) << table.status();
     return table.ok() ? std::move(*table) : nullptr;
   }

@@ -4,6 +4,7 @@
 
 #include "table/two_level_iterator.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -19,7 +20,9 @@
 #include "table/merging_iterator.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
+#include "tests/testutil/testutil.h"
 #include "util/coding.h"
+#include "util/random.h"
 
 namespace sift {
 namespace {
@@ -32,7 +35,7 @@ using Entries = std::vector<std::pair<std::string, std::string>>;
 class FakeIterator final : public Iterator {
  public:
   FakeIterator(Entries entries, std::set<std::string> poison = {},
-               KeyComparator cmp = BytewiseCompare)
+               KeyComparator cmp = KeyComparator::Bytes())
       : entries_(std::move(entries)), poison_(std::move(poison)), cmp_(cmp) {}
 
   bool fail_seeks = false;
@@ -197,13 +200,14 @@ TEST(MergingIteratorTest, KeepsAChildsErrorThroughADirectionChange) {
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(std::make_unique<FakeIterator>(
       Entries{{ikey("a", 1), "a"}, {ikey("c", 1), "c"}},
-      std::set<std::string>{}, CompareInternalKeys));
+      std::set<std::string>{}, KeyComparator::Internal(BytewiseComparator())));
   auto failing = std::make_unique<FakeIterator>(
       Entries{{ikey("b", 1), "b"}, {ikey("d", 1), "d"}},
-      std::set<std::string>{}, CompareInternalKeys);
+      std::set<std::string>{}, KeyComparator::Internal(BytewiseComparator()));
   FakeIterator* b = failing.get();
   children.push_back(std::move(failing));
-  std::unique_ptr<Iterator> merged = NewMergingIterator(std::move(children));
+  std::unique_ptr<Iterator> merged = NewMergingIterator(
+      KeyComparator::Internal(BytewiseComparator()), std::move(children));
   merged->SeekToFirst();
   merged->Next();
   merged->Next();
@@ -218,6 +222,82 @@ TEST(MergingIteratorTest, KeepsAChildsErrorThroughADirectionChange) {
   ASSERT_TRUE(merged->Valid());
   EXPECT_TRUE(merged->status().ok());
   EXPECT_EQ(merged->value(), "a");
+}
+
+// Many children (as a compaction of twenty-odd overlapping level-0 files
+// has) merged against one sorted list, under a random walk of seeks and
+// steps in both directions. Versions of one user key are spread over
+// different children, so the merge must interleave them by sequence.
+TEST(MergingIteratorTest, ManyChildrenWalkAsOneSortedList) {
+  const uint64_t seed = test::TestSeed(20261201);
+  SCOPED_TRACE(absl::StrCat("seed ", seed));
+  Random rnd(seed);
+  const KeyComparator icmp = KeyComparator::Internal(BytewiseComparator());
+  constexpr int kChildren = 25;
+  std::vector<Entries> parts(kChildren);
+  std::vector<std::string> all;
+  for (int k = 0; k < 400; ++k) {
+    const std::string user = absl::StrFormat("k%04d", k);
+    const int versions = 1 + static_cast<int>(rnd.Uniform(3));
+    for (int v = 0; v < versions; ++v) {
+      std::string ikey;
+      AppendInternalKey(&ikey, user, 10 + v, kTypeValue);
+      parts[rnd.Uniform(kChildren)].push_back({ikey, ikey});
+      all.push_back(ikey);
+    }
+  }
+  std::sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
+    return icmp.Compare(a, b) < 0;
+  });
+  std::vector<std::unique_ptr<Iterator>> children;
+  for (auto& part : parts) {
+    std::sort(part.begin(), part.end(), [&](const auto& a, const auto& b) {
+      return icmp.Compare(a.first, b.first) < 0;
+    });
+    children.push_back(
+        std::make_unique<FakeIterator>(part, std::set<std::string>{}, icmp));
+  }
+  std::unique_ptr<Iterator> merged =
+      NewMergingIterator(icmp, std::move(children));
+  const int n = static_cast<int>(all.size());
+  int pos = -1;  // the expected position; -1 or n: not valid
+  for (int step = 0; step < 5000; ++step) {
+    const uint32_t op = rnd.Uniform(10);
+    if (op == 0) {
+      merged->SeekToFirst();
+      pos = 0;
+    } else if (op == 1) {
+      merged->SeekToLast();
+      pos = n - 1;
+    } else if (op == 2) {
+      // A user key between or on the stored ones, newest version first.
+      std::string target;
+      AppendInternalKey(&target, absl::StrFormat("k%04d", rnd.Uniform(401)),
+                        kMaxSequenceNumber, kTypeValue);
+      merged->Seek(target);
+      pos = static_cast<int>(
+          std::lower_bound(all.begin(), all.end(), target,
+                           [&](const std::string& a, const std::string& b) {
+                             return icmp.Compare(a, b) < 0;
+                           }) -
+          all.begin());
+    } else if (pos >= 0 && pos < n) {
+      if (op < 6) {
+        merged->Next();
+        ++pos;
+      } else {
+        merged->Prev();
+        --pos;
+      }
+    } else {
+      continue;
+    }
+    ASSERT_TRUE(merged->status().ok());
+    ASSERT_EQ(merged->Valid(), pos >= 0 && pos < n) << "step " << step;
+    if (merged->Valid()) {
+      ASSERT_EQ(merged->key(), all[pos]) << "step " << step;
+    }
+  }
 }
 
 class CountingSink final : public ReadCounterSink {
@@ -251,7 +331,8 @@ TEST(TableIteratorTest, CountsItsBlockReads) {
   const uint64_t size = *env->GetFileSize("/t.sst");
   auto raf = env->NewRandomAccessFile("/t.sst");
   ASSERT_TRUE(raf.ok());
-  auto table = Table::Open("/t.sst", *std::move(raf), size, &cache);
+  auto table = Table::Open("/t.sst", *std::move(raf), size, &cache,
+                           BytewiseComparator());
   ASSERT_TRUE(table.ok()) << table.status();
   uint64_t data_blocks = 0, data_bytes = 0;
   for (const Table::BlockInfo& b : (*table)->Blocks()) {

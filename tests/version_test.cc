@@ -41,7 +41,7 @@ void CheckLevel(Random* rnd, const std::string& shared_prefix) {
     keys.insert(RandomUserKey(rnd, shared_prefix));
   }
   const std::vector<std::string> sorted(keys.begin(), keys.end());
-  Version v;
+  Version v(KeyComparator::Internal(BytewiseComparator()));
   for (size_t i = 0; i + 1 < sorted.size(); i += 2) {
     auto f = std::make_shared<FileMetaData>();
     f->number = i + 1;
@@ -60,7 +60,8 @@ void CheckLevel(Random* rnd, const std::string& shared_prefix) {
          {SequenceNumber{10}, SequenceNumber{50}, kMaxSequenceNumber}) {
       std::string ikey;
       AppendInternalKey(&ikey, user_key, seq, kValueTypeForSeek);
-      ASSERT_EQ(v.FindFileFast(1, user_key, ikey), FindFile(v.files[1], ikey))
+      ASSERT_EQ(v.FindFileFast(1, user_key, ikey),
+                FindFile(v.icmp, v.files[1], ikey))
           << "key '" << user_key << "' seq " << seq;
     }
   }
@@ -76,7 +77,7 @@ TEST(VersionTest, FindFileFastMatchesFindFile) {
 }
 
 TEST(VersionTest, FindFileFastFallsBackWithoutAnIndex) {
-  Version v;
+  Version v(KeyComparator::Internal(BytewiseComparator()));
   auto f = std::make_shared<FileMetaData>();
   f->smallest = Ikey("a", 1);
   f->largest = Ikey("m", 1);

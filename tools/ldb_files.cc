@@ -40,8 +40,8 @@ constexpr char kDoubleRule[] = "==============================\n";
 // The state a MANIFEST describes, from replaying its edits in order.
 struct Manifest {
   std::string path;
-  std::string dir;  // where its tables and logs are
-  bool has_comparator = false;
+  std::string dir;         // where its tables and logs are
+  std::string comparator;  // empty: no record named one
   uint64_t log_number = 0, next_file_number = 0, last_sequence = 0;
   // Per level; level 0 newest first, deeper levels by smallest key.
   std::vector<std::shared_ptr<FileMetaData>> levels[config::kNumLevels];
@@ -94,7 +94,7 @@ absl::StatusOr<Manifest> ReadManifest(const std::string& path) {
                        reader.last_record_offset(), ": ", s.message()));
     }
     m.edits.push_back(edit.DebugString());
-    m.has_comparator |= edit.has_comparator_;
+    if (edit.comparator_) m.comparator = *edit.comparator_;
     if (edit.log_number_) m.log_number = *edit.log_number_;
     if (edit.next_file_number_) m.next_file_number = *edit.next_file_number_;
     if (edit.last_sequence_) m.last_sequence = *edit.last_sequence_;
@@ -112,8 +112,9 @@ absl::StatusOr<Manifest> ReadManifest(const std::string& path) {
     if (level == 0) {
       std::reverse(v.begin(), v.end());  // the map sorted them oldest first
     } else {
-      std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-        return CompareInternalKeys(a->smallest, b->smallest) < 0;
+      const KeyComparator icmp = KeyComparator::Internal(BytewiseComparator());
+      std::sort(v.begin(), v.end(), [&icmp](const auto& a, const auto& b) {
+        return icmp.Compare(a->smallest, b->smallest) < 0;
       });
     }
   }
@@ -200,12 +201,12 @@ std::string ManifestText(const Manifest& m, bool verbose, bool hex) {
     absl::StrAppend(&s, "Processing Manifest file ", m.path, "\n");
     for (const std::string& e : m.edits) s += e;
   }
-  absl::StrAppend(
-      &s,
-      "--------------- Column family \"default\"  (ID 0) "
-      "--------------\nlog number: ",
-      m.log_number, "\ncomparator: ",
-      m.has_comparator ? "sift.BytewiseComparator" : "<NO COMPARATOR>", "\n");
+  absl::StrAppend(&s,
+                  "--------------- Column family \"default\"  (ID 0) "
+                  "--------------\nlog number: ",
+                  m.log_number, "\ncomparator: ",
+                  m.comparator.empty() ? "<NO COMPARATOR>" : m.comparator,
+                  "\n");
   for (int level = 0; level < config::kNumLevels; ++level) {
     absl::StrAppend(&s, "--- level ", level, " --- version# 1 ---\n");
     for (const auto& f : m.levels[level]) s += FileText(*f, m.dir, hex);
@@ -235,7 +236,8 @@ absl::StatusOr<uint64_t> OffsetOf(const std::string& path,
   RETURN_IF_ERROR(ReadBlock(*file, path, index, &contents));
   Block block(std::move(contents));
   RETURN_IF_ERROR(block.status());
-  std::unique_ptr<Iterator> it = block.NewIterator(CompareInternalKeys);
+  std::unique_ptr<Iterator> it =
+      block.NewIterator(KeyComparator::Internal(BytewiseComparator()));
   std::string target;
   AppendInternalKey(&target, key, kMaxSequenceNumber, kValueTypeForSeek);
   it->Seek(target);

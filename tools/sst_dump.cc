@@ -141,7 +141,8 @@ absl::Status Corrupt(const std::string& path, const std::string& what) {
 absl::Status CheckEntry(const Table& t, std::string_view ikey,
                         const ParsedInternalKey& pk, std::string_view value,
                         std::string* prev) {
-  if (!prev->empty() && CompareInternalKeys(*prev, ikey) >= 0) {
+  if (!prev->empty() &&
+      KeyComparator::Internal(BytewiseComparator()).Compare(*prev, ikey) >= 0) {
     return Corrupt(t.file_name(),
                    absl::StrCat("keys out of order: ", InternalKeyText(*prev),
                                 " then ", InternalKeyText(ikey)));

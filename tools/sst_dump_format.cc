@@ -24,8 +24,8 @@ absl::StatusOr<SstFile> OpenSst(const std::string& path) {
   SstFile f;
   f.path = path;
   f.cache = std::make_unique<BlockCache>(size_t{8} << 20);
-  ASSIGN_OR_RETURN(f.table,
-                   Table::Open(path, std::move(file), size, f.cache.get()));
+  ASSIGN_OR_RETURN(f.table, Table::Open(path, std::move(file), size,
+                                        f.cache.get(), BytewiseComparator()));
   return f;
 }
 
@@ -158,8 +158,9 @@ absl::Status DumpBlock(const RandomAccessFile& file, const std::string& path,
     return CorruptionError(path, h.offset,
                            std::string_view(m.data(), m.size()));
   }
-  std::unique_ptr<Iterator> it =
-      block.NewIterator(internal_keys ? CompareInternalKeys : BytewiseCompare);
+  std::unique_ptr<Iterator> it = block.NewIterator(
+      internal_keys ? KeyComparator::Internal(BytewiseComparator())
+                    : KeyComparator::Bytes());
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const std::string_view k = it->key();
     std::string_view v = it->value();

@@ -101,7 +101,9 @@ class DB {
   // Cost: one entry per call, whatever the range holds; reads of keys in
   // the range and compactions check the range tombstone until compaction
   // drops it at the bottom level with the keys it covers. A file wholly
-  // covered is dropped by compaction without being read.
+  // covered is dropped by compaction without being read. Range deletions
+  // need the bytewise comparator (Options::comparator's default): under any
+  // other, DeleteRange and a batch holding one are InvalidArgument.
   virtual absl::Status DeleteRange(const WriteOptions& options,
                                    std::string_view begin,
                                    std::string_view end) = 0;

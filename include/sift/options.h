@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "sift/comparator.h"
+
 namespace sift {
 
 class Env;
@@ -107,6 +109,13 @@ struct Options {
   // read or compaction reaches the damaged block (every block read from a
   // file is checksummed), and a damaged filter is never trusted.
   bool paranoid_checks = false;
+
+  // The order of keys (sift/comparator.h). A database is always opened
+  // with a comparator of the name it was created with: another name fails
+  // Open with InvalidArgument. Not owned; must outlive the DB. Must not be
+  // null. Default: BytewiseComparator(), which siftdb compares inline;
+  // any other comparator costs a virtual call per key compare.
+  const Comparator* comparator = BytewiseComparator();
 
   // Where files live. nullptr means the POSIX file system (Env::Default()).
   // Not owned; must outlive the DB. Default: nullptr.
@@ -209,12 +218,15 @@ struct Options {
   // A block-cache miss then costs no system call and no copy, but a disk
   // error on a mapped page (a bad sector, a file cut short) kills the
   // process with SIGBUS instead of returning DataLoss, and mapped tables
-  // take address space. Measured with db_bench (200,000 keys, 8 MiB block
-  // cache, five runs each): readrandom 1.55 us/op mapped against 1.68 with
-  // pread (median; mapped is 8-15% faster when reads miss the cache);
-  // readmissing, which filters answer without a block read, the same.
-  // The default keeps errors as errors for that cost. Environments other
-  // than the POSIX one (and every EnvWrapper) never map. Default: false.
+  // take address space. Measured with db_bench on a reopened 1M-key DB (8
+  // MiB block cache, most found keys' blocks not cached, 300k readrandom,
+  // five alternating runs): pread takes 1.45x the time of mapped reads
+  // (about 1.5 us more per block read from the file; 200,000 keys, where
+  // more of the data is cached: 1.08x). readmissing, which filters answer
+  // without a block read, costs the same either way. The default keeps
+  // errors as errors for that cost, as RocksDB does (LevelDB maps).
+  // Environments other than the POSIX one (and every EnvWrapper) never map.
+  // Default: false.
   bool allow_mmap_reads = false;
 
   // Bytes of uncompressed data blocks cached in memory (filters and index

@@ -3,7 +3,9 @@
 //
 // The file's filter and index are loaded at Open and kept in memory; data
 // blocks go through a block cache of options.block_cache_capacity bytes.
-// Reads are thread-safe once Open has returned.
+// options.comparator must order keys as the file's writer did (a file
+// holds no record of its comparator). Reads are thread-safe once Open has
+// returned.
 
 #ifndef SIFT_INCLUDE_SST_FILE_READER_H_
 #define SIFT_INCLUDE_SST_FILE_READER_H_

@@ -31,10 +31,11 @@ class SstFileWriter {
   // range (naming it); the Env's error if the file cannot be created.
   absl::Status Open(const std::string& path);
 
-  // Adds a value / a tombstone. Keys must be strictly increasing (bytewise)
-  // and within kMaxKeySize, values within kMaxValueSize (sift/options.h):
-  // otherwise InvalidArgument, and the file is unchanged by the call.
-  // FailedPrecondition before Open or after Finish.
+  // Adds a value / a tombstone. Keys must be strictly increasing under
+  // options.comparator (the DB that will read the file must use one of the
+  // same order) and within kMaxKeySize, values within kMaxValueSize
+  // (sift/options.h): otherwise InvalidArgument, and the file is unchanged by
+  // the call. FailedPrecondition before Open or after Finish.
   absl::Status Put(std::string_view key, std::string_view value);
   absl::Status Delete(std::string_view key);
 

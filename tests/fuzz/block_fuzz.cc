@@ -113,8 +113,8 @@ void CheckSeeks(const Block& block, KeyComparator cmp,
                 const std::vector<Entry>& e) {
   Block::Iter it(&block, cmp);
   for (const std::string& target : SeekTargets(e)) {
-    // CompareInternalKeys is a total order only over keys of >= 8 bytes.
-    if (cmp == CompareInternalKeys && target.size() < kInternalKeyTrailerSize) {
+    // The internal-key order is total only over keys of >= 8 bytes.
+    if (cmp.internal() && target.size() < kInternalKeyTrailerSize) {
       continue;
     }
     const size_t i = static_cast<size_t>(
@@ -165,8 +165,7 @@ void CheckWith(const Block& block, KeyComparator cmp, const Decoded& d) {
   }
 
   for (size_t i = 0; i < forward.size(); ++i) {
-    if (cmp == CompareInternalKeys &&
-        forward[i].key.size() < kInternalKeyTrailerSize) {
+    if (cmp.internal() && forward[i].key.size() < kInternalKeyTrailerSize) {
       return;  // not a total order: Seek promises nothing
     }
     if (i > 0 && cmp(forward[i - 1].key, forward[i].key) >= 0) return;
@@ -187,14 +186,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   contents.owned_size = size;
   Block block(std::move(contents));
   if (!block.status().ok()) {
-    std::unique_ptr<Iterator> it = block.NewIterator(BytewiseCompare);
+    std::unique_ptr<Iterator> it = block.NewIterator(KeyComparator::Bytes());
     it->SeekToFirst();
     FUZZ_CHECK(!it->Valid() && !it->status().ok(),
                "a rejected block iterates as empty with its error");
     return 0;
   }
   const Decoded d = DecodeEntries(block.data(), block.restart_offset());
-  CheckWith(block, BytewiseCompare, d);
-  CheckWith(block, CompareInternalKeys, d);
+  CheckWith(block, KeyComparator::Bytes(), d);
+  CheckWith(block, KeyComparator::Internal(BytewiseComparator()), d);
   return 0;
 }

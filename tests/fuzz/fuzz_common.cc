@@ -32,7 +32,7 @@ void ForEachHandleIn(const std::string& file, const BlockHandle& h,
   contents.data = std::string_view(contents.owned.get(), h.size);
   contents.owned_size = h.size;
   Block block(std::move(contents));
-  std::unique_ptr<Iterator> it = block.NewIterator(BytewiseCompare);
+  std::unique_ptr<Iterator> it = block.NewIterator(KeyComparator::Bytes());
   int budget = 100000;  // a handle per entry; entries are >= 3 bytes
   for (it->SeekToFirst(); it->Valid() && --budget > 0; it->Next()) {
     std::string_view v = it->value();

@@ -127,7 +127,7 @@ std::string Batch(SequenceNumber seq, int puts, int deletes) {
 std::string Edit(bool snapshot) {
   VersionEdit e;
   if (snapshot) {
-    e.has_comparator_ = true;
+    e.SetComparatorName(BytewiseComparator()->Name());
     e.SetFormatVersion(kDbFormatVersion);
   }
   e.SetLogNumber(7);
@@ -197,7 +197,7 @@ std::string Recovery(const std::string& manifest, const std::string& wal) {
 // A MANIFEST that opens on an empty Env: a snapshot naming no tables.
 std::string EmptyManifest(uint64_t log_number) {
   VersionEdit e;
-  e.has_comparator_ = true;
+  e.SetComparatorName(BytewiseComparator()->Name());
   e.SetFormatVersion(kDbFormatVersion);
   e.SetLogNumber(log_number);
   e.SetNextFile(3);

@@ -67,7 +67,8 @@ bool StrictlySorted(const KVs& internal) {
   for (size_t i = 0; i < internal.size(); ++i) {
     if (!ParseInternalKey(internal[i].first, &p)) return false;
     if (i > 0 &&
-        CompareInternalKeys(internal[i - 1].first, internal[i].first) >= 0) {
+        KeyComparator::Internal(BytewiseComparator())
+                .Compare(internal[i - 1].first, internal[i].first) >= 0) {
       return false;
     }
   }
@@ -181,7 +182,8 @@ void OpenAndRead(const std::string& bytes) {
   auto file = env->NewRandomAccessFile(kPath);
   if (!file.ok()) return;
   BlockCache cache(8192);
-  auto table = Table::Open(kPath, *std::move(file), bytes.size(), &cache);
+  auto table = Table::Open(kPath, *std::move(file), bytes.size(), &cache,
+                           BytewiseComparator());
   if (!table.ok()) return;
   const Table& t = **table;
   const bool verified = CheckTable(t);

@@ -33,7 +33,7 @@ bool SameEdit(const VersionEdit& a, const VersionEdit& b) {
          a.next_file_number_ == b.next_file_number_ &&
          a.last_sequence_ == b.last_sequence_ &&
          a.format_version_ == b.format_version_ &&
-         a.has_comparator_ == b.has_comparator_ &&
+         a.comparator_ == b.comparator_ &&
          a.compact_pointers_ == b.compact_pointers_ &&
          a.deleted_files_ == b.deleted_files_ && SameFiles(a, b);
 }

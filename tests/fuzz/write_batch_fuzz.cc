@@ -75,7 +75,7 @@ void CheckMemTable(const WriteBatch& batch, const std::vector<Op>& ops) {
   const SequenceNumber first = WriteBatchInternal::Sequence(&batch);
   // Sequences are 56 bits; a batch beyond them has no memtable meaning.
   if (first > kMaxSequenceNumber - ops.size()) return;
-  MemTable mem(1024, 6);
+  MemTable mem(KeyComparator::Internal(BytewiseComparator()), 1024, 6);
   static StatisticsImpl* const stats = new StatisticsImpl;
   LocalStats local(stats);
   FUZZ_CHECK(WriteBatchInternal::InsertInto(&batch, &mem).ok(), "InsertInto");

@@ -11,11 +11,13 @@
 
 #include "absl/status/status.h"
 #include "sift/iterator.h"
+#include "tests/testutil/test_comparators.h"
 #include "util/random.h"
 
 namespace sift::test {
 
-using ModelMap = std::map<std::string, std::string>;
+// Ordered as the DB under test orders keys (bytewise by default).
+using ModelMap = std::map<std::string, std::string, ComparatorLess>;
 
 // The whole of it, from SeekToFirst forward or SeekToLast backward, yields
 // exactly model's entries, and its status is OK.

@@ -155,6 +155,21 @@ std::vector<StressOp> GenerateStressOps(uint64_t seed, int n) {
   return ops;
 }
 
+void DrawReopenOptions(uint32_t seed, Options* options) {
+  Random rnd(seed);
+  static constexpr double kFp[] = {0.01, 0.1, 1.0};
+  options->bloom_filter_fp_chance = kFp[rnd.Uniform(3)];
+  options->filter_layout =
+      rnd.OneIn(2) ? FilterLayout::kBlocked : FilterLayout::kStandard;
+  options->compression =
+      rnd.OneIn(2) ? Compression::kSnappy : Compression::kNone;
+  options->write_buffer_size = size_t{8} << (10 + rnd.Uniform(5));
+  options->max_file_size = size_t{4} << (10 + rnd.Uniform(6));
+  options->block_size = size_t{256} << rnd.Uniform(5);
+  options->max_open_files = rnd.OneIn(3) ? 10 : 1000;
+  options->level0_compaction_trigger = 1 + static_cast<int>(rnd.Uniform(8));
+}
+
 StressRunner::StressRunner(const Options& options)
     : base_(NewMemEnv()),
       env_(std::make_unique<FaultInjectionEnv>(base_.get())),
@@ -292,33 +307,22 @@ absl::Status StressRunner::SeekWalk(const StressOp& op) {
 }
 
 absl::Status StressRunner::Settle(const char* after) {
-  const absl::Status v = expected_.Verify(db_.get());
+  const size_t pending = expected_.pending_writes();
+  size_t found = 0;
+  const absl::Status v = expected_.Verify(db_.get(), &found);
   if (!v.ok()) {
     return absl::Status(v.code(),
                         absl::StrCat("after ", after, ": ", v.message()));
   }
-  model_ = expected_.base();
+  counts_.writes_dropped += pending - found;
+  model_ = Model(expected_.base().begin(), expected_.base().end());
   return absl::OkStatus();
 }
 
 absl::Status StressRunner::Reopen(uint32_t seed) {
   Close();
   ++counts_.reopens;
-  if (seed != 0) {
-    // Every option a reopen may change, drawn from the op's seed.
-    Random rnd(seed);
-    static constexpr double kFp[] = {0.01, 0.1, 1.0};
-    options_.bloom_filter_fp_chance = kFp[rnd.Uniform(3)];
-    options_.filter_layout =
-        rnd.OneIn(2) ? FilterLayout::kBlocked : FilterLayout::kStandard;
-    options_.compression =
-        rnd.OneIn(2) ? Compression::kSnappy : Compression::kNone;
-    options_.write_buffer_size = size_t{8} << (10 + rnd.Uniform(5));
-    options_.max_file_size = size_t{4} << (10 + rnd.Uniform(6));
-    options_.block_size = size_t{256} << rnd.Uniform(5);
-    options_.max_open_files = rnd.OneIn(3) ? 10 : 1000;
-    options_.level0_compaction_trigger = 1 + static_cast<int>(rnd.Uniform(8));
-  }
+  if (seed != 0) DrawReopenOptions(seed, &options_);
   RETURN_IF_ERROR(Open());
   // A clean close loses nothing acknowledged, and Open writes what it
   // recovered to a table.

@@ -28,6 +28,7 @@
 #include "sift/env.h"
 #include "tests/testutil/expected_state.h"
 #include "tests/testutil/fault_env.h"
+#include "tests/testutil/model_checks.h"
 
 namespace sift::test {
 
@@ -60,7 +61,16 @@ std::vector<StressOp> GenerateStressOps(uint64_t seed, int n);
 
 struct StressCounts {
   uint64_t ops = 0, writes_acked = 0, crashes = 0, faults = 0, reopens = 0;
+  // Writes a crash or failure was allowed to drop and did: never synced
+  // (or never acknowledged) ones. An acknowledged synced write lost fails
+  // the run instead.
+  uint64_t writes_dropped = 0;
 };
+
+// Sets every option a reopen may change (filter fp chance and layout,
+// compression, memtable, file and block sizes, max_open_files, level-0
+// trigger) from seed; the rest of *options stays.
+void DrawReopenOptions(uint32_t seed, Options* options);
 
 class StressRunner {
  public:
@@ -75,7 +85,7 @@ class StressRunner {
   const StressCounts& counts() const { return counts_; }
 
  private:
-  using Model = std::map<std::string, std::string>;
+  using Model = ModelMap;
   struct Snap {
     const Snapshot* snapshot;
     Model model;

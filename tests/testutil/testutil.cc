@@ -18,6 +18,13 @@ uint64_t TestSeed(uint64_t fallback) {
   return fallback;
 }
 
+int EnvInt(const char* name, int fallback) {
+  const char* env = std::getenv(name);
+  int n;
+  if (env != nullptr && absl::SimpleAtoi(env, &n) && n > 0) return n;
+  return fallback;
+}
+
 std::string Hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;

@@ -15,6 +15,28 @@ namespace sift::test {
 // `fallback`. Tests print it so a failure replays exactly.
 uint64_t TestSeed(uint64_t fallback);
 
+// The positive integer in environment variable `name` (a test's size knob,
+// e.g. SIFT_STRESS_OPS), or `fallback` when it is unset or not one.
+int EnvInt(const char* name, int fallback);
+
+// True in a build instrumented by a sanitizer (CMake's SIFT_SANITIZE sets
+// SIFT_SANITIZED_TESTS), where tests run 5-10x slower. A sanitizer finds
+// its errors on a code path, not by repetition: tests whose size only buys
+// statistics or volume run smaller there, and statistical bounds (a false
+// positive rate) are asserted by the plain build alone, which always runs
+// the full size.
+#ifdef SIFT_SANITIZED_TESTS
+inline constexpr bool kSanitizerBuild = true;
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+
+// n in a plain build; n / divisor (at least 1) under a sanitizer.
+constexpr int SanitizerScaled(int n, int divisor) {
+  if (!kSanitizerBuild) return n;
+  return n / divisor > 0 ? n / divisor : 1;
+}
+
 // A fresh, empty directory under $TMPDIR (or /tmp) for this test.
 std::string TempDir(const std::string& name);
 

@@ -1,0 +1,553 @@
+#include "tests/testutil/stress_threads.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tests/testutil/expected_state.h"
+#include "tests/testutil/stress_ops.h"
+#include "util/status_macros.h"
+
+namespace sift::test {
+namespace {
+
+// The maintenance thread acts once per this many acknowledged writes, so
+// flushes and compactions keep pace with the writers without piling up
+// level-0 files.
+constexpr uint64_t kWritesPerMaintenance = 50;
+
+uint64_t Mix(uint64_t x) {  // splitmix64's finalizer
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t VersionHash(int w, int i, uint32_t v) {
+  return Mix((uint64_t(w) << 48) ^ (uint64_t(i) << 32) ^ v);
+}
+
+absl::string_view Absl(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
+
+std::string KeyOf(int w, int i) { return absl::StrFormat("t%d.%04d", w, i); }
+
+// Version 0 is "never written"; one version in six is a Delete.
+bool IsDeleteVersion(int w, int i, uint32_t v) {
+  return v == 0 || VersionHash(w, i, v) % 6 == 0;
+}
+
+// The value version v puts: the key and version, then padding whose length
+// and byte follow from them (one value in 64 is 2-5 KiB, filling blocks).
+std::string ValueOf(int w, int i, uint32_t v) {
+  const uint64_t h = VersionHash(w, i, v);
+  std::string s = absl::StrCat(KeyOf(w, i), "@", v, "-");
+  const size_t len = h % 64 == 0 ? 2000 + (h >> 8) % 3000 : (h >> 8) % 120;
+  s.append(len, static_cast<char>('a' + (h >> 24) % 26));
+  return s;
+}
+
+// The version `value` claims to be of key (w, i), or 0 if it is not one.
+uint32_t VersionIn(int w, int i, std::string_view value) {
+  const std::string head = absl::StrCat(KeyOf(w, i), "@");
+  if (!value.starts_with(head)) return 0;
+  const size_t dash = value.find('-', head.size());
+  uint32_t v;
+  if (dash == std::string_view::npos ||
+      !absl::SimpleAtoi(Absl(value.substr(head.size(), dash - head.size())),
+                        &v)) {
+    return 0;
+  }
+  return v;
+}
+
+// Whether `got` (nullopt: NotFound) is what some version of key (w, i) in
+// [lo, hi] holds.
+bool Possible(int w, int i, const std::optional<std::string>& got, uint32_t lo,
+              uint32_t hi) {
+  if (!got.has_value()) {
+    for (uint32_t v = lo; v <= hi; ++v) {
+      if (IsDeleteVersion(w, i, v)) return true;
+    }
+    return false;
+  }
+  const uint32_t v = VersionIn(w, i, *got);
+  return v >= lo && v <= hi && !IsDeleteVersion(w, i, v) &&
+         *got == ValueOf(w, i, v);
+}
+
+absl::Status Impossible(int w, int i, const std::optional<std::string>& got,
+                        uint32_t lo, uint32_t hi, std::string_view how) {
+  const std::string shown =
+      got.has_value()
+          ? absl::StrCat("'", absl::CEscape(got->substr(0, 24)), "'")
+          : "NotFound";
+  const auto kind = [&](uint32_t v) {
+    return IsDeleteVersion(w, i, v) ? "a Delete" : "a Put";
+  };
+  return absl::InternalError(absl::StrCat(
+      Absl(how), " of ", KeyOf(w, i), " gave ", shown, "; possible: versions ",
+      lo, " (", kind(lo), ") to ", hi, " (", kind(hi), ")"));
+}
+
+}  // namespace
+
+struct ThreadedStressRunner::Partition {
+  Partition(int id, int keys)
+      : id(id),
+        keys(keys),
+        prefix(absl::StrCat("t", id, ".")),
+        committed(static_cast<size_t>(keys)),
+        pending(static_cast<size_t>(keys)),
+        issued(static_cast<size_t>(keys)),
+        expected(prefix) {}
+
+  const int id;
+  const int keys;
+  const std::string prefix;
+  // Per key: the last acknowledged version and the last announced one
+  // (announced before the DB write starts). Stored by the owner alone.
+  // Invariant: committed <= pending; equal between the owner's writes.
+  std::vector<std::atomic<uint32_t>> committed, pending;
+  // The highest version ever written per key (the owner's, or the main
+  // thread's between rounds).
+  std::vector<uint32_t> issued;
+  ExpectedState expected;  // the owner's during a round
+};
+
+// lo[i]: committed before the read was fixed; hi[i]: pending after.
+struct ThreadedStressRunner::View {
+  std::vector<uint32_t> lo, hi;
+
+  template <typename Fix>
+  View(Partition* p, Fix fix) {
+    lo.reserve(static_cast<size_t>(p->keys));
+    hi.reserve(static_cast<size_t>(p->keys));
+    for (const auto& c : p->committed) lo.push_back(c.load());
+    fix();
+    for (const auto& v : p->pending) hi.push_back(v.load());
+  }
+};
+
+ThreadedStressRunner::ThreadedStressRunner(uint64_t seed,
+                                           const Options& options,
+                                           const ThreadedStressSize& size)
+    : seed_(seed),
+      size_(size),
+      base_(NewMemEnv()),
+      env_(std::make_unique<FaultInjectionEnv>(base_.get())),
+      options_(options) {
+  options_.env = env_.get();
+  options_.create_if_missing = true;
+  for (int w = 0; w < size_.writers; ++w) {
+    partitions_.push_back(
+        std::make_unique<Partition>(w, size_.keys_per_writer));
+  }
+}
+
+ThreadedStressRunner::~ThreadedStressRunner() { Close(); }
+
+absl::Status ThreadedStressRunner::Open() {
+  auto db = DB::Open(options_, "/stress-threads");
+  if (!db.ok()) return db.status();
+  db_ = *std::move(db);
+  return absl::OkStatus();
+}
+
+void ThreadedStressRunner::Close() { db_.reset(); }
+
+void ThreadedStressRunner::Fail(absl::Status s) {
+  absl::MutexLock lock(&mu_);
+  if (error_.ok()) error_ = std::move(s);
+  stop_.store(true);
+}
+
+absl::Status ThreadedStressRunner::Run() {
+  absl::Status s = Open();
+  for (int round = 0; s.ok() && round < size_.rounds; ++round) {
+    s = Round(round);
+    if (s.ok()) ++counts_.rounds;
+  }
+  counts_.ops = ops_.load();
+  counts_.writes_acked = writes_acked_.load();
+  return s;
+}
+
+absl::Status ThreadedStressRunner::Round(int round) {
+  writers_done_.store(0);
+  const uint64_t seed = Mix(seed_ + static_cast<uint64_t>(round));
+  std::vector<std::thread> threads;
+  for (auto& p : partitions_) {
+    threads.emplace_back([this, p = p.get(), seed] {
+      Random rnd(Mix(seed ^ (0x100 + static_cast<uint64_t>(p->id))));
+      Writer(p, &rnd);
+    });
+  }
+  for (int r = 0; r < size_.readers; ++r) {
+    threads.emplace_back([this, r, seed] {
+      Random rnd(Mix(seed ^ (0x200 + static_cast<uint64_t>(r))));
+      Reader(r, &rnd);
+    });
+  }
+  threads.emplace_back([this, seed] {
+    Random rnd(Mix(seed ^ 0x300));
+    Maintainer(&rnd);
+  });
+  for (std::thread& t : threads) t.join();
+  {
+    absl::MutexLock lock(&mu_);
+    if (!error_.ok()) {
+      return absl::Status(
+          error_.code(), absl::StrCat("round ", round, ": ", error_.message()));
+    }
+  }
+  return EndRound(round, seed);
+}
+
+void ThreadedStressRunner::Writer(Partition* p, Random* rnd) {
+  for (int n = 0; n < size_.writes_per_round && !stopped(); ++n) {
+    // One key, or (one write in five) a batch of 2 to 4 distinct keys.
+    std::vector<int> keys;
+    const int want = rnd->OneIn(5) ? 2 + static_cast<int>(rnd->Uniform(3)) : 1;
+    while (static_cast<int>(keys.size()) < want) {
+      const int i = static_cast<int>(
+          rnd->Uniform(static_cast<uint32_t>(size_.keys_per_writer)));
+      if (std::find(keys.begin(), keys.end(), i) == keys.end()) {
+        keys.push_back(i);
+      }
+    }
+    WriteOps ops;
+    for (int i : keys) {
+      const uint32_t v = p->pending[static_cast<size_t>(i)].load() + 1;
+      p->pending[static_cast<size_t>(i)].store(v);
+      p->issued[static_cast<size_t>(i)] =
+          std::max(p->issued[static_cast<size_t>(i)], v);
+      ops.emplace_back(KeyOf(p->id, i),
+                       IsDeleteVersion(p->id, i, v)
+                           ? std::nullopt
+                           : std::optional<std::string>(ValueOf(p->id, i, v)));
+    }
+    WriteBatch batch = ToBatch(ops);
+    WriteOptions wo;
+    wo.sync = rnd->OneIn(20);
+    const absl::Status s = db_->Write(wo, &batch);
+    ops_.fetch_add(1);
+    if (!s.ok()) {
+      Fail(absl::Status(
+          s.code(), absl::StrCat("writer ", p->id, ": Write: ", s.message())));
+      break;
+    }
+    for (int i : keys) {
+      const size_t k = static_cast<size_t>(i);
+      p->committed[k].store(p->pending[k].load());
+    }
+    p->expected.Add(std::move(ops), wo.sync);
+    writes_acked_.fetch_add(1);
+  }
+  writers_done_.fetch_add(1);
+}
+
+void ThreadedStressRunner::Reader(int id, Random* rnd) {
+  const auto keys = static_cast<uint32_t>(size_.keys_per_writer);
+  while (!stopped() && writers_done_.load() < size_.writers) {
+    Partition* p =
+        partitions_[rnd->Uniform(static_cast<uint32_t>(partitions_.size()))]
+            .get();
+    const uint32_t r = rnd->Uniform(100);
+    absl::Status s;
+    if (r < 55) {
+      s = CheckGet(p, static_cast<int>(rnd->Uniform(keys)));
+    } else if (r < 70) {
+      s = CheckSnapshotGets(p, rnd->Next64());
+    } else if (r < 80) {
+      s = CheckScan(p, rnd->OneIn(2));
+    } else {
+      s = CheckSeekWalk(p, static_cast<int>(rnd->Uniform(keys)),
+                        1 + static_cast<int>(rnd->Uniform(20)), rnd->OneIn(2));
+    }
+    ops_.fetch_add(1);
+    if (!s.ok()) {
+      Fail(absl::Status(s.code(),
+                        absl::StrCat("reader ", id, ": ", s.message())));
+      return;
+    }
+  }
+}
+
+void ThreadedStressRunner::Maintainer(Random* rnd) {
+  uint64_t last = 0;
+  while (!stopped() && writers_done_.load() < size_.writers) {
+    const uint64_t acked = writes_acked_.load();
+    if (acked < last + kWritesPerMaintenance) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    last = acked;
+    const uint32_t r = rnd->Uniform(10);
+    absl::Status s;
+    const char* what;
+    if (r < 5) {
+      what = "Flush";
+      s = db_->Flush();
+    } else if (r < 8) {
+      what = "CompactRange";
+      std::optional<std::string> a, b;
+      if (!rnd->OneIn(3)) {
+        const int w = static_cast<int>(
+            rnd->Uniform(static_cast<uint32_t>(size_.writers)));
+        const auto keys = static_cast<uint32_t>(size_.keys_per_writer);
+        int i = static_cast<int>(rnd->Uniform(keys));
+        int j = static_cast<int>(rnd->Uniform(keys));
+        if (j < i) std::swap(i, j);
+        a = KeyOf(w, i);
+        b = KeyOf(w, j);
+      }
+      s = db_->CompactRange(a, b);
+    } else {
+      what = "WaitForCompaction";
+      s = db_->WaitForCompaction();
+    }
+    ops_.fetch_add(1);
+    if (!s.ok()) {
+      Fail(absl::Status(
+          s.code(), absl::StrCat("maintenance: ", what, ": ", s.message())));
+      return;
+    }
+  }
+}
+
+absl::Status ThreadedStressRunner::CheckGet(Partition* p, int i) {
+  const size_t k = static_cast<size_t>(i);
+  const uint32_t lo = p->committed[k].load();
+  std::string value;
+  const absl::Status s = db_->Get(ReadOptions(), KeyOf(p->id, i), &value);
+  const uint32_t hi = p->pending[k].load();
+  if (!s.ok() && !absl::IsNotFound(s)) return s;
+  std::optional<std::string> got;
+  if (s.ok()) got = std::move(value);
+  if (Possible(p->id, i, got, lo, hi)) return absl::OkStatus();
+  return Impossible(p->id, i, got, lo, hi, "Get");
+}
+
+absl::Status ThreadedStressRunner::CheckSnapshotGets(Partition* p,
+                                                     uint64_t seed) {
+  const Snapshot* snapshot = nullptr;
+  const View view(p, [&] { snapshot = db_->GetSnapshot(); });
+  ReadOptions ro;
+  ro.snapshot = snapshot;
+  Random rnd(seed);
+  std::vector<std::pair<int, std::optional<std::string>>> read;
+  absl::Status result;
+  for (int n = 0; n < 8 && result.ok(); ++n) {
+    // Half the reads repeat an earlier key: a snapshot answers the same.
+    const int i =
+        !read.empty() && rnd.OneIn(2)
+            ? read[rnd.Uniform(static_cast<uint32_t>(read.size()))].first
+            : static_cast<int>(
+                  rnd.Uniform(static_cast<uint32_t>(size_.keys_per_writer)));
+    std::string value;
+    const absl::Status s = db_->Get(ro, KeyOf(p->id, i), &value);
+    if (!s.ok() && !absl::IsNotFound(s)) {
+      result = s;
+      break;
+    }
+    std::optional<std::string> got;
+    if (s.ok()) got = std::move(value);
+    const size_t k = static_cast<size_t>(i);
+    if (!Possible(p->id, i, got, view.lo[k], view.hi[k])) {
+      result =
+          Impossible(p->id, i, got, view.lo[k], view.hi[k], "snapshot Get");
+    }
+    for (const auto& [j, earlier] : read) {
+      if (j == i && earlier != got) {
+        result = absl::InternalError(absl::StrCat(
+            "a snapshot read ", KeyOf(p->id, i), " twice and it changed"));
+      }
+    }
+    read.emplace_back(i, std::move(got));
+  }
+  db_->ReleaseSnapshot(snapshot);
+  return result;
+}
+
+absl::Status ThreadedStressRunner::CheckRange(
+    Partition* p, const View& view, int first, int last,
+    const std::vector<std::pair<int, std::string>>& seen) const {
+  size_t next = 0;
+  for (int i = first; i <= last; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    std::optional<std::string> got;
+    if (next < seen.size() && seen[next].first == i) got = seen[next++].second;
+    if (!Possible(p->id, i, got, view.lo[k], view.hi[k])) {
+      return Impossible(p->id, i, got, view.lo[k], view.hi[k], "an iterator");
+    }
+  }
+  if (next != seen.size()) {
+    return absl::InternalError(absl::StrCat(
+        "an iterator over ", KeyOf(p->id, first), "..", KeyOf(p->id, last),
+        " showed keys out of order or out of range (", seen.size(), " keys)"));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// The index of key in partition p's keys (prefix + 4 digits), or -1.
+int IndexOf(std::string_view key, const std::string& prefix, int keys) {
+  int i;
+  if (!key.starts_with(prefix) || key.size() != prefix.size() + 4 ||
+      !absl::SimpleAtoi(Absl(key.substr(prefix.size())), &i) || i < 0 ||
+      i >= keys) {
+    return -1;
+  }
+  return i;
+}
+
+// Steps it (already positioned) up to max_steps keys of the partition in
+// one direction, appending (index, value); false on a key that is not one
+// of the partition's though it has its prefix.
+bool Walk(Iterator* it, const std::string& prefix, int keys, bool forward,
+          int max_steps, std::vector<std::pair<int, std::string>>* seen) {
+  for (; it->Valid() && static_cast<int>(seen->size()) < max_steps;
+       forward ? it->Next() : it->Prev()) {
+    if (!it->key().starts_with(prefix)) break;
+    const int i = IndexOf(it->key(), prefix, keys);
+    if (i < 0) return false;
+    seen->emplace_back(i, std::string(it->value()));
+  }
+  return true;
+}
+
+// The first key after every key with prefix ("t3." -> "t3/").
+std::string PrefixEnd(std::string prefix) {
+  prefix.back() = static_cast<char>(prefix.back() + 1);
+  return prefix;
+}
+
+}  // namespace
+
+absl::Status ThreadedStressRunner::CheckScan(Partition* p, bool forward) {
+  std::unique_ptr<Iterator> it;
+  const View view(p, [&] { it = db_->NewIterator(ReadOptions()); });
+  if (forward) {
+    it->Seek(p->prefix);
+  } else {
+    it->Seek(PrefixEnd(p->prefix));
+    if (it->Valid()) {
+      it->Prev();
+    } else {
+      it->SeekToLast();
+    }
+  }
+  std::vector<std::pair<int, std::string>> seen;
+  if (!Walk(it.get(), p->prefix, p->keys, forward, p->keys + 1, &seen)) {
+    return absl::InternalError(
+        absl::StrCat("an iterator showed a key nobody wrote: ",
+                     absl::CEscape(std::string(it->key()))));
+  }
+  RETURN_IF_ERROR(it->status());
+  if (!forward) std::reverse(seen.begin(), seen.end());
+  return CheckRange(p, view, 0, p->keys - 1, seen);
+}
+
+absl::Status ThreadedStressRunner::CheckSeekWalk(Partition* p, int from,
+                                                 int steps, bool forward) {
+  std::unique_ptr<Iterator> it;
+  const View view(p, [&] { it = db_->NewIterator(ReadOptions()); });
+  it->Seek(KeyOf(p->id, from));
+  if (!forward) {
+    // The last key before `from`.
+    if (it->Valid()) {
+      it->Prev();
+    } else {
+      it->SeekToLast();
+    }
+  }
+  std::vector<std::pair<int, std::string>> seen;
+  if (!Walk(it.get(), p->prefix, p->keys, forward, steps, &seen)) {
+    return absl::InternalError(
+        absl::StrCat("an iterator showed a key nobody wrote: ",
+                     absl::CEscape(std::string(it->key()))));
+  }
+  RETURN_IF_ERROR(it->status());
+  // The keys the walk covered: up to where it stopped, or to the end of
+  // the partition if it ran out of keys first.
+  const bool full = static_cast<int>(seen.size()) == steps;
+  if (forward) {
+    return CheckRange(p, view, from, full ? seen.back().first : p->keys - 1,
+                      seen);
+  }
+  std::reverse(seen.begin(), seen.end());
+  return CheckRange(p, view, full ? seen.front().first : 0, from - 1, seen);
+}
+
+absl::Status ThreadedStressRunner::EndRound(int round, uint64_t seed) {
+  Random rnd(seed);
+  const bool crash = rnd.OneIn(2);
+  if (crash) {
+    ++counts_.crashes;
+    env_->SetFilesystemActive(false);
+    Close();
+    RETURN_IF_ERROR(env_->SimulateCrash());
+    env_->SetFilesystemActive(true);
+  } else {
+    // A clean close keeps everything acknowledged.
+    ++counts_.reopens;
+    Close();
+    DrawReopenOptions(rnd.Next() | 1, &options_);
+    for (auto& p : partitions_) p->expected.MarkAllDurable();
+  }
+  RETURN_IF_ERROR(Open());
+  for (auto& p : partitions_) {
+    const size_t pending = p->expected.pending_writes();
+    size_t found = 0;
+    const absl::Status s = p->expected.Verify(db_.get(), &found);
+    if (!s.ok()) {
+      return absl::Status(
+          s.code(), absl::StrCat("after the ", crash ? "crash" : "reopen",
+                                 " ending round ", round, ", writer ", p->id,
+                                 "'s keys: ", s.message()));
+    }
+    counts_.writes_dropped += pending - found;
+    RETURN_IF_ERROR(ResetVersions(p.get()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ThreadedStressRunner::ResetVersions(Partition* p) {
+  for (int i = 0; i < p->keys; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    std::string value;
+    const absl::Status s = db_->Get(ReadOptions(), KeyOf(p->id, i), &value);
+    uint32_t v = p->committed[k].load();
+    if (s.ok()) {
+      // A crash may have taken the key back to an earlier version; later
+      // writes reuse the lost versions' numbers and contents.
+      v = VersionIn(p->id, i, value);
+      if (v == 0) {
+        return absl::InternalError(absl::StrCat(KeyOf(p->id, i), " holds '",
+                                                absl::CEscape(value),
+                                                "', which no version wrote"));
+      }
+    } else if (!absl::IsNotFound(s)) {
+      return s;
+    } else if (!IsDeleteVersion(p->id, i, v)) {
+      // Absent, after a crash dropped the writes since a Delete: a fresh
+      // Delete version describes it.
+      v = p->issued[k] + 1;
+      while (!IsDeleteVersion(p->id, i, v)) ++v;
+      p->issued[k] = v;
+    }
+    p->committed[k].store(v);
+    p->pending[k].store(v);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace sift::test
