@@ -128,6 +128,7 @@ class Benchmark {
   // overwrites until every reader is done.
   void BackgroundWriter(ThreadState* thread, Shared* shared);
   void Compact(ThreadState* thread, Shared* shared);
+  void RebuildFilters(ThreadState* thread, Shared* shared);
   // db_bench_reads.cc:
   void ReadSequential(ThreadState* thread, Shared* shared);
   void ReadReverse(ThreadState* thread, Shared* shared);
@@ -135,6 +136,9 @@ class Benchmark {
   void ReadMissing(ThreadState* thread, Shared* shared);
   void ReadHot(ThreadState* thread, Shared* shared);
   void DoRead(ThreadState* thread, uint64_t key_range, size_t key_size);
+  void MultiReadRandom(ThreadState* thread, Shared* shared);
+  void MultiReadMissing(ThreadState* thread, Shared* shared);
+  void DoMultiRead(ThreadState* thread, size_t key_size);
   void SeekRandom(ThreadState* thread, Shared* shared);
   void NewIterators(ThreadState* thread, Shared* shared);
   void ReadWhileWriting(ThreadState* thread, Shared* shared);

@@ -46,7 +46,8 @@ ABSL_FLAG(int32_t, readwritepercent, 90,
           "readrandomwriterandom benchmark.");
 ABSL_FLAG(int64_t, batch_size, 1,
           "Batch size: entries per WriteBatch for the fill, overwrite and "
-          "delete benchmarks.");
+          "delete benchmarks; keys per DB::MultiGet for multireadrandom and "
+          "multireadmissing.");
 ABSL_FLAG(int32_t, key_size, 16, "Size of each key (at least 8).");
 ABSL_FLAG(int32_t, value_size, 100, "Size of each value.");
 ABSL_FLAG(double, compression_ratio, 0.5,
@@ -150,6 +151,15 @@ ABSL_FLAG(std::string, filter_layout, "blocked",
           "siftdb: layout of new filters: blocked (one cache line per probe), "
           "standard or ribbon (about 30% smaller, slower to build and probe; "
           "blocked for flushes, see Options::bloom_before_level).");
+ABSL_FLAG(int32_t, bloom_before_level, 1,
+          "siftdb: with --filter_layout=ribbon, files written to levels "
+          "below this one (and flushes) get blocked Bloom filters; 0: Ribbon "
+          "everywhere (Options::bloom_before_level).");
+ABSL_FLAG(double, filter_bits_per_key_budget, 0,
+          "siftdb: > 0 sizes each new file's filter from a per-level "
+          "allocation of this many filter bits per key "
+          "(Options::filter_bits_per_key_budget); not with --bloom_bits or "
+          "--bloom_filter_fp_chance. 0: off.");
 
 // ---- reporting -------------------------------------------------------------
 ABSL_FLAG(bool, statistics, false,
@@ -213,6 +223,15 @@ absl::Status FilterOptions(BenchConfig* c) {
   if (!ParseFilterLayout(layout, &c->options.filter_layout)) {
     return Bad("filter_layout", layout, "must be blocked, standard or ribbon");
   }
+  c->options.bloom_before_level = absl::GetFlag(FLAGS_bloom_before_level);
+  const double budget = absl::GetFlag(FLAGS_filter_bits_per_key_budget);
+  if (budget != 0 && (fp.has_value() || c->bloom_bits >= 0)) {
+    return absl::InvalidArgumentError(
+        "--filter_bits_per_key_budget replaces --bloom_bits and "
+        "--bloom_filter_fp_chance: give one");
+  }
+  // DB::Open checks the value and names it.
+  c->options.filter_bits_per_key_budget = budget;
   return absl::OkStatus();
 }
 
@@ -335,11 +354,6 @@ absl::Status Benchmarks(BenchConfig* c) {
   for (absl::string_view b : absl::StrSplit(absl::GetFlag(FLAGS_benchmarks),
                                             ',', absl::SkipWhitespace())) {
     std::string name(b);
-    if (name == "multireadrandom") {
-      return absl::InvalidArgumentError(
-          "benchmark 'multireadrandom' needs DB::MultiGet, which this siftdb "
-          "does not have yet: use readrandom");
-    }
     if (!IsKnownBenchmark(name)) {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown benchmark '", name, "' (--help lists them)"));

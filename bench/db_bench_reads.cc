@@ -1,9 +1,11 @@
 // db_bench's workloads that read: scans, point reads of present, missing
-// and hot keys, seeks, iterator creation, and the readers of the
-// *whilewriting benchmarks.
+// and hot keys one at a time or in MultiGet batches, seeks, iterator creation,
+// and the readers of the *whilewriting benchmarks.
 
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "bench/db_bench.h"
 #include "bench/db_bench_keys.h"
@@ -62,6 +64,46 @@ void Benchmark::DoRead(ThreadState* thread, uint64_t key_range,
     }
     ++read;
     thread->stats.FinishedOps(1, OpKind::kRead);
+  }
+  thread->stats.AddBytes(bytes);
+  thread->stats.AddFound(found, read);
+}
+
+void Benchmark::MultiReadRandom(ThreadState* thread, Shared*) {
+  DoMultiRead(thread, config_.key_size);
+}
+
+void Benchmark::MultiReadMissing(ThreadState* thread, Shared*) {
+  DoMultiRead(thread, config_.key_size + 1);
+}
+
+// As RocksDB's multireadrandom: --batch_size random keys per MultiGet,
+// --reads keys in all (whole batches only), each key one operation; the
+// --histogram times whole batches.
+void Benchmark::DoMultiRead(ThreadState* thread, size_t key_size) {
+  const int64_t batch = config_.batch_size;
+  std::vector<std::string> keys(static_cast<size_t>(batch));
+  std::vector<std::string_view> views(keys.size());
+  std::vector<std::string> values;
+  int64_t found = 0, read = 0, bytes = 0;
+  Duration duration(config_.duration, reads_);
+  while (!duration.Done(batch)) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      MakeKey(RandomKeyNum(&thread->rand, config_.num), key_size, &keys[i]);
+      views[i] = keys[i];
+    }
+    const std::vector<absl::Status> statuses =
+        db_->MultiGet(read_options_, views, &values);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (statuses[i].ok()) {
+        ++found;
+        bytes += static_cast<int64_t>(keys[i].size() + values[i].size());
+      } else if (!absl::IsNotFound(statuses[i])) {
+        Fatal("multiget", statuses[i]);
+      }
+    }
+    read += batch;
+    thread->stats.FinishedOps(batch, OpKind::kRead);
   }
   thread->stats.AddBytes(bytes);
   thread->stats.AddFound(found, read);

@@ -1,7 +1,8 @@
 // Benchmark: runs db_bench's benchmarks against one database. What each one
 // does follows RocksDB's db_bench (fill* recreate the database; --num,
 // --reads and --writes count per thread; readmissing asks for keys one byte
-// longer than any written); the report lines are BenchStats::Report.
+// longer than any written; multireadrandom counts keys, not batches); the
+// report lines are BenchStats::Report.
 
 #include <algorithm>
 #include <cstdio>
@@ -43,6 +44,10 @@ constexpr Step kSteps[] = {
     {"readrandom", false, "read N times in random order"},
     {"readmissing", false, "read N missing keys in random order"},
     {"readhot", false, "read N times in random order from 1% section of DB"},
+    {"multireadrandom", false,
+     "read N random keys, --batch_size per DB::MultiGet"},
+    {"multireadmissing", false,
+     "multireadrandom of missing keys (siftdb's; as readmissing)"},
     {"seekrandom", false, "N random seeks, one iterator per thread"},
     {"newiterator", false, "create and destroy N iterators"},
     {"readwhilewriting", false,
@@ -51,6 +56,9 @@ constexpr Step kSteps[] = {
      "--threads readers doing seekrandom plus one writer"},
     {"compact", false, "compact the entire DB (one timed operation)"},
     {"compactall", true, "compact the entire DB (no report line)"},
+    {"rebuildfilters", false,
+     "DB::RebuildFilters: bring every file's filter to the current options "
+     "(one timed operation)"},
     {"flush", true, "flush the memtable"},
     {"waitforcompaction", true, "wait until no compaction is pending"},
     {"resetstats", true, "zero the counters --statistics prints"},
@@ -202,17 +210,21 @@ absl::Status Benchmark::RunOne(std::string_view name) {
       {"readrandom", &Benchmark::ReadRandom},
       {"readmissing", &Benchmark::ReadMissing},
       {"readhot", &Benchmark::ReadHot},
+      {"multireadrandom", &Benchmark::MultiReadRandom},
+      {"multireadmissing", &Benchmark::MultiReadMissing},
       {"seekrandom", &Benchmark::SeekRandom},
       {"newiterator", &Benchmark::NewIterators},
       {"readwhilewriting", &Benchmark::ReadWhileWriting},
       {"seekrandomwhilewriting", &Benchmark::SeekRandomWhileWriting},
       {"compact", &Benchmark::Compact},
+      {"rebuildfilters", &Benchmark::RebuildFilters},
   };
   for (const auto& m : kMethods) {
     if (m.name != name) continue;
     int n = config_.threads;
     int report_tid = 0;
-    if (name == "readtocache" || name == "compact") {
+    if (name == "readtocache" || name == "compact" ||
+        name == "rebuildfilters") {
       n = 1;
     } else if (name == "readwhilewriting" || name == "seekrandomwhilewriting") {
       // Thread 0 writes; threads 1..n read and are the ones reported.

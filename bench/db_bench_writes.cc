@@ -159,4 +159,9 @@ void Benchmark::Compact(ThreadState*, Shared*) {
   if (!s.ok()) Fatal("compact", s);
 }
 
+void Benchmark::RebuildFilters(ThreadState*, Shared*) {
+  absl::Status s = db_->RebuildFilters();
+  if (!s.ok()) Fatal("rebuildfilters", s);
+}
+
 }  // namespace sift::bench

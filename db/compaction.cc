@@ -1,5 +1,7 @@
 #include "db/compaction.h"
 
+#include "db/filter_allocation.h"
+
 namespace sift {
 
 Compaction::Compaction(int level, int output_level,
@@ -31,7 +33,23 @@ bool Compaction::IsTrivialMove(const Options& options) const {
   }
   // A move keeps the old filter: only if it was built the way new files
   // would be.
-  return FilterIsCurrent(*inputs_[0][0]->facts, options, output_level_);
+  const FileMetaData& f = *inputs_[0][0];
+  return FilterIsCurrent(*f.facts, OutputFilter(options, FileKeys(f)));
+}
+
+FilterTarget Compaction::OutputFilter(const Options& options,
+                                      uint64_t output_keys) const {
+  TreeKeys tree = KeysOf(*input_version_);
+  uint64_t keys = 0;
+  for (int which = 0; which < 2; ++which) {
+    const int at = which == 0 ? level_ : output_level_;
+    for (const auto& f : inputs_[which]) {
+      tree.Remove(at, FileKeys(*f));
+      keys += FileKeys(*f);
+    }
+  }
+  if (output_level_ > 0) tree.Add(output_level_, keys);
+  return TargetFilter(options, tree, output_level_, output_keys);
 }
 
 void Compaction::AddInputDeletions(VersionEdit* edit) const {

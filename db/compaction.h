@@ -41,6 +41,12 @@ class Compaction {
   // One input file, nothing to merge with, little grandparent overlap, and
   // a filter already built with the current settings: move the file.
   bool IsTrivialMove(const Options& options) const;
+  // The filter this compaction's outputs get: at output_level(), in the
+  // tree as it will be once the inputs are replaced (their keys counted at
+  // the output level). output_keys: a level-0 output's own keys (level 0
+  // sizes each file; deeper levels size the level).
+  FilterTarget OutputFilter(const Options& options,
+                            uint64_t output_keys = 0) const;
   // Records the removal of every input in edit.
   void AddInputDeletions(VersionEdit* edit) const;
 

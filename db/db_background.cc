@@ -8,6 +8,7 @@
 #include "db/builder.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
+#include "db/filter_allocation.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -20,8 +21,9 @@ void DBImpl::RecordBackgroundError(const absl::Status& s) {
 }
 
 bool DBImpl::HasBackgroundWork() const {
-  return bg_error_.ok() &&
+  return bg_error_.ok() && !ingest_running_ &&
          (imm_ != nullptr || (manual_ != nullptr && !manual_->done) ||
+          (filter_install_ != nullptr && !filter_install_->done) ||
           versions_->NeedsCompaction());
 }
 
@@ -34,6 +36,8 @@ void DBImpl::BackgroundLoop() {
     absl::Status s;
     if (imm_ != nullptr) {
       s = FlushImmutable();
+    } else if (filter_install_ != nullptr && !filter_install_->done) {
+      s = InstallReplacementFilter();
     } else if (manual_ != nullptr && !manual_->done) {
       s = ManualCompactionStep();
     } else {
@@ -51,13 +55,21 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
   const uint64_t number = versions_->NewFileNumber();
   pending_outputs_.insert(number);
   auto meta = std::make_shared<FileMetaData>();
+  // A flush output is sized as a level-0 file (a budget's allocation gives
+  // it a chance for its own keys; the memtable's entries bound them).
+  Options options = options_;
+  options.bloom_filter_fp_chance =
+      TargetFilter(options_,
+                   KeysOf(base != nullptr ? *base : *versions_->current()), 0,
+                   mem->num_entries())
+          .fp_chance;
   absl::Status s;
   {
     std::unique_ptr<Iterator> iter = mem->NewIterator();
     const std::vector<RangeTombstone> range_tombstones =
         mem->RangeTombstoneList();
     mu_.Unlock();
-    s = BuildTable(dbname_, env_, options_, table_cache_.get(), iter.get(),
+    s = BuildTable(dbname_, env_, options, table_cache_.get(), iter.get(),
                    number, meta.get(), range_tombstones);
     mu_.Lock();
   }
@@ -130,6 +142,8 @@ void DBImpl::DeleteObsoleteFiles() {
   const uint64_t next = versions_->next_file_number();
   const uint64_t log_number = versions_->log_number();
   const uint64_t current_log = logfile_number_;
+  const uint64_t pinned_logs =
+      log_pins_.empty() ? UINT64_MAX : *log_pins_.begin();
   const uint64_t durable_manifest = versions_->durable_manifest_number();
   const uint64_t manifest = versions_->manifest_file_number();
   mu_.Unlock();
@@ -142,12 +156,14 @@ void DBImpl::DeleteObsoleteFiles() {
     bool keep = number >= next;
     switch (type) {
       case FileType::kLog:
-        keep = keep || number >= log_number || number == current_log;
+        keep = keep || number >= log_number || number == current_log ||
+               number >= pinned_logs;
         break;
       case FileType::kManifest:
         keep = keep || number >= durable_manifest;
         break;
       case FileType::kTable:
+      case FileType::kFilter:  // live: named as some live file's replacement
         keep = keep || live.count(number) > 0;
         break;
       case FileType::kTemp:

@@ -11,6 +11,7 @@
 #include "db/compaction.h"
 #include "db/compaction_job.h"
 #include "db/db_impl.h"
+#include "db/filter_allocation.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -47,6 +48,9 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
     CompactionContext ctx;
     ctx.dbname = dbname_;
     ctx.options = options_;
+    // Every output is sized for its level as the tree will be (a budget's
+    // allocation; without one, the options' fp chance).
+    ctx.options.bloom_filter_fp_chance = c->OutputFilter(options_).fp_chance;
     ctx.env = env_;
     ctx.table_cache = table_cache_.get();
     ctx.snapshots.assign(snapshots_.begin(), snapshots_.end());
@@ -111,7 +115,9 @@ bool DBImpl::NeedsRewrite(const FileMetaData& f, int level) const {
       facts.num_entries > facts.filter.num_keys) {
     return true;
   }
-  return !FilterIsCurrent(facts, options_, level);
+  return !FilterIsCurrent(
+      facts, TargetFilter(options_, KeysOf(*versions_->current()), level,
+                          FileKeys(f)));
 }
 
 absl::Status DBImpl::ManualCompactionStep() {

@@ -85,6 +85,22 @@ absl::Status ValidateOptions(const Options& o) {
                      "WALRecoveryMode values, got ",
                      static_cast<int>(o.wal_recovery_mode)));
   }
+  // Written so that NaN fails too.
+  if (!(o.filter_bits_per_key_budget >= 0 &&
+        std::isfinite(o.filter_bits_per_key_budget))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::filter_bits_per_key_budget must be a finite "
+                     "number >= 0 (0 = off), got ",
+                     o.filter_bits_per_key_budget));
+  }
+  if (o.filter_bits_per_key_budget > 0 &&
+      o.bloom_filter_fp_chance != Options().bloom_filter_fp_chance) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Options::filter_bits_per_key_budget (", o.filter_bits_per_key_budget,
+        ") replaces bloom_filter_fp_chance, which must then keep its "
+        "default, got ",
+        o.bloom_filter_fp_chance));
+  }
   if (o.max_open_files < 10) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Options::max_open_files must be >= 10, got ", o.max_open_files));
@@ -157,6 +173,12 @@ void DBImpl::InstallReadView() {
   views_.Install(std::move(view));
 }
 
+SequenceNumber DBImpl::ReadSequence(const ReadOptions& options) const {
+  return options.snapshot != nullptr
+             ? static_cast<const SnapshotImpl*>(options.snapshot)->sequence
+             : versions_->LastSequence();
+}
+
 absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
                          std::string* value) {
   // Take the view, then the sequence. The other order can lose a key: a
@@ -166,10 +188,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   // entry already published (<= seq); entries the view lacks are all newer
   // than everything in it, so the read sees the state as of the view.
   const ReadViewCache::Ref view = views_.Acquire();
-  const SequenceNumber seq =
-      options.snapshot != nullptr
-          ? static_cast<const SnapshotImpl*>(options.snapshot)->sequence
-          : versions_->LastSequence();
+  const SequenceNumber seq = ReadSequence(options);
   const uint64_t hash = KeyHash(key);
   const LookupKey lkey(key, seq);
   LocalStats stats(&stats_);
@@ -208,10 +227,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   // First: see Get. The iterator keeps its own reference to the view.
   std::shared_ptr<const ReadView> view = views_.Acquire().Share();
-  const SequenceNumber seq =
-      options.snapshot != nullptr
-          ? static_cast<const SnapshotImpl*>(options.snapshot)->sequence
-          : versions_->LastSequence();
+  const SequenceNumber seq = ReadSequence(options);
   absl::StatusOr<std::shared_ptr<const FragmentedRangeTombstones>> range_dels =
       CollectRangeTombstones(*view, table_cache_.get(), seq);
   if (!range_dels.ok()) return NewEmptyIterator(range_dels.status());

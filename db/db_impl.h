@@ -1,13 +1,17 @@
 // DBImpl: the engine behind sift::DB. The pieces live in:
 //   db_impl.cc        open, close, option checks, reads, snapshots
+//   multi_get.cc      MultiGet: a batch of reads through one view
 //   db_write.cc       the write path: writer queue, group commit, WAL
 //   db_background.cc  the background thread: flush, cleanup
 //   db_compaction.cc  compactions: automatic, manual, installing results
 //   recovery.cc       recovery from MANIFEST and WAL at Open
 //   db_read_only.cc   DB::OpenForReadOnly
 //   db_properties.cc  GetProperty and statistics text
+//   approximate_size.cc  GetApproximateSizes
 //   resume.cc         Resume: clearing a background error (db_write.cc
 //                     queues it as a writer)
+//   checkpoint.cc     CreateCheckpoint
+//   ingest.cc         IngestExternalFiles
 //
 // Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
 // the front writer commits a group with mu_ released. One background
@@ -29,6 +33,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "db/dbformat.h"
 #include "db/log_writer.h"
 #include "db/memtable.h"
@@ -43,6 +48,7 @@
 namespace sift {
 
 class Compaction;
+struct ExternalFile;
 
 // The user keys a compaction's inputs span, and its output level.
 struct CompactionRange {
@@ -84,6 +90,9 @@ class DBImpl final : public DB {
   absl::Status Write(const WriteOptions& options, WriteBatch* batch) override;
   absl::Status Get(const ReadOptions& options, std::string_view key,
                    std::string* value) override;
+  std::vector<absl::Status> MultiGet(const ReadOptions& options,
+                                     absl::Span<const std::string_view> keys,
+                                     std::vector<std::string>* values) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
   const Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const Snapshot* snapshot) override;
@@ -92,8 +101,16 @@ class DBImpl final : public DB {
                             std::optional<std::string_view> end) override;
   absl::Status WaitForCompaction() override;
   std::optional<std::string> GetProperty(std::string_view name) override;
+  absl::StatusOr<std::vector<uint64_t>> GetApproximateSizes(
+      const SizeApproximationOptions& options,
+      absl::Span<const Range> ranges) override;
   Statistics GetStatistics() override { return stats_.Snapshot(); }
   absl::Status Resume() override;
+  absl::Status CreateCheckpoint(const std::string& dir,
+                                uint64_t* sequence) override;
+  absl::Status IngestExternalFiles(const std::vector<std::string>& paths,
+                                   const IngestOptions& options) override;
+  absl::Status RebuildFilters() override;
 
  private:
   struct Writer;
@@ -116,6 +133,39 @@ class DBImpl final : public DB {
   WriteBatch* BuildBatchGroup(Writer** last_writer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NewLogFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs fn at the front of the writer queue, as a writer no other joins:
+  // no write touches the log or the memtable until fn returns (fn may
+  // release mu_; writers queue meanwhile).
+  absl::Status RunAsFrontWriter(absl::FunctionRef<absl::Status()> fn)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- checkpoint.cc
+  struct CheckpointState;
+  // The state a checkpoint copies, taken as the front writer; pins the
+  // logs it names (release with UnpinLogs).
+  absl::Status CaptureCheckpointState(CheckpointState* state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnpinLogs(uint64_t first) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- ingest.cc
+  // Copies (or links) files[i] to table numbers[i].
+  absl::Status PlaceIngestedFiles(const std::vector<ExternalFile>& files,
+                                  const std::vector<uint64_t>& numbers,
+                                  bool move_files) ABSL_LOCKS_EXCLUDED(mu_);
+  // Flushes the memtables if one overlaps a file (or refuses to).
+  absl::Status FlushForIngest(const std::vector<ExternalFile>& files,
+                              bool allow_blocking_flush)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Step 3 of ingest.cc: files[i] is table (*numbers)[i], renamed here to
+  // a new number, which is added to *reserved (and pending_outputs_).
+  // *committed is set once the MANIFEST may name the files.
+  // REQUIRES: the front writer, the background thread idle.
+  absl::Status InstallIngestedFiles(const std::vector<ExternalFile>& files,
+                                    const IngestOptions& options,
+                                    std::vector<uint64_t>* numbers,
+                                    std::vector<uint64_t>* reserved,
+                                    bool* committed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- resume.cc
   // REQUIRES: the caller is the front writer (see Resume).
@@ -145,6 +195,18 @@ class DBImpl final : public DB {
                          std::optional<std::string_view> begin,
                          std::optional<std::string_view> end);
   bool NeedsRewrite(const FileMetaData& f, int level) const;
+
+  // The sequence a read sees: its snapshot's, or the last published.
+  SequenceNumber ReadSequence(const ReadOptions& options) const;
+  // ---- db_rebuild_filters.cc
+  struct FilterInstall;
+  // Rebuilds the filter of f, at `level` when listed (skipped if no longer
+  // there), and has the background thread record it (also skipped if the
+  // file is gone by then).
+  absl::Status RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
+                             const FilterTarget& target);
+  // Background thread: records filter_install_ in the MANIFEST.
+  absl::Status InstallReplacementFilter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Publishes mem_/imm_/current version to readers.
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -183,18 +245,36 @@ class DBImpl final : public DB {
   std::multiset<SequenceNumber> snapshots_ ABSL_GUARDED_BY(mu_);
   // Table files being written, not yet in a Version: never deleted.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
+  // Logs being copied (by CreateCheckpoint): every log numbered at or
+  // above the smallest pin is kept, even once tables hold its data.
+  std::multiset<uint64_t> log_pins_ ABSL_GUARDED_BY(mu_);
   ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // A replacement filter waiting for the background thread to record it.
+  FilterInstall* filter_install_ ABSL_GUARDED_BY(mu_) = nullptr;
   // The compaction running without the mutex, if any. A memtable flushed
   // meanwhile must not land at its output level inside its range:
   // installing the compaction would then find two overlapping files at
   // one level.
   std::optional<CompactionRange> running_compaction_ ABSL_GUARDED_BY(mu_);
   bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
+  // An ingest is installing its files: the background thread, which
+  // shares the MANIFEST with it, starts no work until it is done.
+  bool ingest_running_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   WalRecoveryStats wal_recovery_ ABSL_GUARDED_BY(mu_);
   // Sticky: once a flush, compaction or WAL write fails, writes stop.
   absl::Status bg_error_ ABSL_GUARDED_BY(mu_);
   std::thread bg_thread_;
+};
+
+// A replacement filter written by RebuildFilters, for the background
+// thread (the one MANIFEST writer) to record (db_rebuild_filters.cc).
+struct DBImpl::FilterInstall {
+  uint64_t table_number = 0;
+  ReplacementFilter filter;
+  bool done = false;
+  bool installed = false;  // false: the table was gone, or an error
+  absl::Status status;
 };
 
 // A CompactRange request, one level at a time (db_compaction.cc).

@@ -25,6 +25,34 @@ std::string FpChances(const FileList& files) {
   return s;
 }
 
+// The filters readers use for a set of files (replacements in place of
+// what they replace), from the files' facts.
+struct FilterTotals {
+  uint64_t bytes = 0, keys = 0;
+  double bits = 0;  // filter bodies' bits
+
+  void Add(const FilterTotals& o) {
+    bytes += o.bytes;
+    keys += o.keys;
+    bits += o.bits;
+  }
+  double BitsPerKey() const {
+    return keys == 0 ? 0 : bits / static_cast<double>(keys);
+  }
+};
+
+FilterTotals FilterTotalsOf(const FileList& files) {
+  FilterTotals t;
+  for (const auto& f : files) {
+    const FilterFacts& filter = f->facts->read_filter();
+    if (!(filter.fp_chance < 1.0)) continue;
+    t.bytes += FilterBytes(filter);
+    t.keys += filter.num_keys;
+    t.bits += filter.bits_per_key * static_cast<double>(filter.num_keys);
+  }
+  return t;
+}
+
 const char* ModeName(WALRecoveryMode mode) {
   switch (mode) {
     case WALRecoveryMode::kTolerateCorruptedTailRecords:
@@ -80,16 +108,21 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
     return s;
   }
   if (what == "filter-stats") {
-    std::string s = absl::StrFormat("%-5s %12s %12s %12s %12s %10s  %s\n",
-                                    "Level", "checked", "useful", "positive",
-                                    "true_pos", "observed", "fp_chance");
+    std::string s =
+        absl::StrFormat("%-5s %12s %12s %12s %12s %10s  %s  %s %s\n", "Level",
+                        "checked", "useful", "positive", "true_pos", "observed",
+                        "fp_chance", "bits_per_key", "filter_bytes");
+    FilterTotals all;
     for (int level = 0; level < config::kNumLevels; ++level) {
       const auto& c = stats.level[level];
+      const FilterTotals t = FilterTotalsOf(v->files[level]);
+      all.Add(t);
       absl::StrAppendFormat(
-          &s, "%-5d %12u %12u %12u %12u %10.6f  %s\n", level,
+          &s, "%-5d %12u %12u %12u %12u %10.6f  %s  %.3f %u\n", level,
           c[kBloomFilterChecked], c[kBloomFilterUseful],
           c[kBloomFilterFullPositive], c[kBloomFilterFullTruePositive],
-          stats.ObservedFpRateAtLevel(level), FpChances(v->files[level]));
+          stats.ObservedFpRateAtLevel(level), FpChances(v->files[level]),
+          t.BitsPerKey(), t.bytes);
     }
     // The memtables' filters: checked is useful + positive.
     const uint64_t mem_useful = stats.Get(kMemtableFilterUseful);
@@ -104,13 +137,23 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
             ? static_cast<double>(mem_positive - mem_tp) / mem_negatives
             : 0.0,
         "-");
+    // The total row's fp chance column: the options' (or the budget's).
+    const std::string target =
+        options_.filter_bits_per_key_budget > 0
+            ? absl::StrFormat("budget:%g", options_.filter_bits_per_key_budget)
+            : absl::StrFormat("%g", options_.bloom_filter_fp_chance);
     absl::StrAppendFormat(
-        &s, "%-5s %12u %12u %12u %12u %10.6f  %g\n", "total",
+        &s, "%-5s %12u %12u %12u %12u %10.6f  %s  %.3f %u\n", "total",
         stats.Get(kBloomFilterChecked), stats.Get(kBloomFilterUseful),
         stats.Get(kBloomFilterFullPositive),
-        stats.Get(kBloomFilterFullTruePositive), stats.ObservedFpRate(),
-        options_.bloom_filter_fp_chance);
+        stats.Get(kBloomFilterFullTruePositive), stats.ObservedFpRate(), target,
+        all.BitsPerKey(), all.bytes);
     return s;
+  }
+  if (what == "filter-bytes" || what == "filter-keys") {
+    FilterTotals all;
+    for (const auto& level : v->files) all.Add(FilterTotalsOf(level));
+    return absl::StrCat(what == "filter-bytes" ? all.bytes : all.keys);
   }
   if (what == "memory") {
     return absl::StrFormat(

@@ -19,8 +19,11 @@
 namespace sift {
 namespace {
 
-// Attempts before a changing directory's error is returned as it is.
-constexpr int kReadOnlyOpenAttempts = 5;
+// Attempts before a changing directory's error is returned as it is. A
+// busy writer (a flush every few hundred writes) can change the directory
+// during several attempts in a row, more so when this process is slow (a
+// sanitizer build): each retry waits a little longer, 1 ms more each time.
+constexpr int kReadOnlyOpenAttempts = 20;
 
 // What a writer changes when it switches MANIFEST, logs an edit or deletes
 // files: CURRENT's contents, the names in the directory and the MANIFEST's
@@ -60,9 +63,14 @@ absl::StatusOr<std::unique_ptr<DB>> DB::OpenForReadOnly(
     s = db->OpenReadOnlyImpl();
     if (s.ok()) return db;
     const bool maybe_race = absl::IsDataLoss(s) || absl::IsNotFound(s);
-    if (!maybe_race || DirectoryFingerprint(env, path) == before) break;
+    if (!maybe_race || DirectoryFingerprint(env, path) == before) return s;
+    env->SleepForMicroseconds((attempt + 1) * 1000);
   }
-  return s;
+  // Not damage: the files kept changing under every attempt.
+  return absl::UnavailableError(
+      absl::StrCat("DB::OpenForReadOnly: ", path, " changed during each of ",
+                   kReadOnlyOpenAttempts,
+                   " attempts (a busy writer); last error: ", s.message()));
 }
 
 absl::Status DBImpl::OpenReadOnlyImpl() {

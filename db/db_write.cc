@@ -156,6 +156,19 @@ absl::Status DBImpl::Resume() {
   return s;
 }
 
+absl::Status DBImpl::RunAsFrontWriter(absl::FunctionRef<absl::Status()> fn) {
+  Writer w(nullptr, false);
+  writers_.push_back(&w);
+  while (&w != writers_.front()) {
+    if (!w.cv.has_value()) w.cv.emplace();
+    w.cv->Wait(&mu_);
+  }
+  const absl::Status s = fn();
+  writers_.pop_front();
+  if (!writers_.empty()) writers_.front()->Signal();
+  return s;
+}
+
 // Joins the front writer's batch with those queued behind it, up to a size
 // that keeps a small write's latency low. A sync write is not grouped behind
 // a non-sync leader (it would return without its sync).

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "table/table_builder.h"
+#include "util/bloom.h"
 #include "util/coding.h"
 
 namespace sift {
@@ -42,6 +43,14 @@ bool DecodeFilterFacts(std::string_view* input, FilterFacts* f) {
 
 }  // namespace
 
+uint64_t FilterBytes(const FilterFacts& f) {
+  if (!(f.fp_chance < 1.0)) return 0;
+  const double body_bits = f.bits_per_key * static_cast<double>(f.num_keys);
+  const size_t trailer = f.layout == FilterLayout::kRibbon ? kRibbonTrailerSize
+                                                           : kBloomTrailerSize;
+  return static_cast<uint64_t>(std::llround(body_bits / 8)) + trailer;
+}
+
 FileFacts FactsFromProperties(const TableProperties& props,
                               SequenceNumber last_sequence) {
   FileFacts f;
@@ -57,13 +66,21 @@ FileFacts FactsFromProperties(const TableProperties& props,
   return f;
 }
 
-bool FilterIsCurrent(const FileFacts& facts, const Options& options,
-                     int level) {
+bool FilterIsCurrent(const FileFacts& facts, const FilterTarget& target) {
   const FilterFacts& f = facts.read_filter();
   const bool has_filter = f.fp_chance < 1.0;
-  if (options.bloom_filter_fp_chance >= 1.0) return !has_filter;
-  return has_filter && f.fp_chance == options.bloom_filter_fp_chance &&
-         f.layout == FilterLayoutForLevel(options, level);
+  if (target.fp_chance >= 1.0) return !has_filter;
+  return has_filter && f.layout == target.layout &&
+         f.fp_chance <= target.fp_chance * target.tolerance &&
+         f.fp_chance * target.tolerance >= target.fp_chance;
+}
+
+bool FilterIsCurrent(const FileFacts& facts, const Options& options,
+                     int level) {
+  FilterTarget target;
+  target.fp_chance = options.bloom_filter_fp_chance;
+  target.layout = FilterLayoutForLevel(options, level);
+  return FilterIsCurrent(facts, target);
 }
 
 void EncodeFileFacts(const FileFacts& facts, std::string* dst) {
@@ -78,8 +95,14 @@ void EncodeFileFacts(const FileFacts& facts, std::string* dst) {
     PutVarint64(dst, facts.replacement->size);
     EncodeFilterFacts(facts.replacement->filter, dst);
   }
-  // Appended: a file without range tombstones keeps its earlier bytes.
-  if (facts.num_range_deletions > 0) {
+  // Format 3: the global sequence, absent (or, from format 4, 0) for a
+  // file that was not ingested. Format 4: the range tombstone count, absent
+  // when 0; present, it needs the global sequence before it. So files that
+  // are neither ingested nor hold range tombstones encode as in format 2.
+  if (facts.global_sequence != 0 || facts.num_range_deletions != 0) {
+    PutVarint64(dst, facts.global_sequence);
+  }
+  if (facts.num_range_deletions != 0) {
     PutVarint64(dst, facts.num_range_deletions);
   }
 }
@@ -110,7 +133,17 @@ bool DecodeFileFacts(std::string_view src, FileFacts* facts) {
     }
     facts->replacement = r;
   }
-  // Absent: no range tombstones (older records, and files without any).
+  if (in.empty()) return true;
+  if (!GetVarint64(&in, &facts->global_sequence)) return false;
+  if (facts->global_sequence == 0) {
+    // Written only to make room for the range tombstone count.
+    return GetVarint64(&in, &facts->num_range_deletions) &&
+           facts->num_range_deletions != 0;
+  }
+  if (facts->global_sequence != facts->smallest_seq ||
+      facts->global_sequence != facts->largest_seq) {
+    return false;
+  }
   if (!in.empty() && !GetVarint64(&in, &facts->num_range_deletions)) {
     return false;
   }

@@ -31,10 +31,14 @@ struct FilterFacts {
   bool operator==(const FilterFacts&) const = default;
 };
 
+// Bytes of a filter with these facts: its body (bits_per_key * num_keys
+// bits) and its trailer; 0 for none.
+uint64_t FilterBytes(const FilterFacts& f);
+
 // A filter built after its table and kept in a file of its own, which
 // readers use instead of the table's filter: the filter-only rebuild
-// changes a file's fp chance without rewriting its data. Recorded and
-// read back; nothing writes one yet.
+// changes a file's fp chance without rewriting its data (DB::RebuildFilters,
+// db/filter_rebuild.h).
 struct ReplacementFilter {
   uint64_t number = 0;  // the filter's file
   uint64_t size = 0;
@@ -54,6 +58,9 @@ struct FileFacts {
   SequenceNumber largest_seq = 0;
   FilterFacts filter;  // the table's own filter
   std::optional<ReplacementFilter> replacement;
+  // Nonzero for an ingested file: its entries are stored with sequence 0
+  // and read with this one (smallest_seq == largest_seq == it).
+  SequenceNumber global_sequence = 0;
   // Range tombstones in the file's range-deletion block. Readers skip the
   // tombstone checks of a Version none of whose files has any.
   uint64_t num_range_deletions = 0;
@@ -90,11 +97,26 @@ using FileList = std::vector<std::shared_ptr<FileMetaData>>;
 FileFacts FactsFromProperties(const TableProperties& props,
                               SequenceNumber last_sequence);
 
-// True if the filter readers use for a file with these facts is what a new
-// file built with options at `level` would get: the same fp chance and the
-// level's layout (FilterLayoutForLevel), or no filter when options ask for
-// none. The one test of "this file's filter is current", for trivial moves
-// and CompactRange's rewrites alike.
+// The filter a file should carry: what a new file there would be built
+// with. fp_chance 1.0: no filter.
+struct FilterTarget {
+  double fp_chance = 1.0;
+  FilterLayout layout = FilterLayout::kBlocked;
+  // A filter built for an fp chance within this factor of fp_chance counts
+  // as current: 1 (exact) for a fixed bloom_filter_fp_chance; more for a
+  // budget's allocation, which moves a little with every flush
+  // (db/filter_allocation.h).
+  double tolerance = 1.0;
+};
+
+// True if the filter readers use for a file with these facts is what the
+// target calls for: the same layout and fp chance (within the tolerance),
+// or no filter when it asks for none. The one test of "this file's filter
+// is current", for trivial moves, CompactRange's rewrites and
+// RebuildFilters alike.
+bool FilterIsCurrent(const FileFacts& facts, const FilterTarget& target);
+// The same for a file at `level` under options without a filter budget
+// (Options::filter_bits_per_key_budget == 0), whose target needs no tree.
 bool FilterIsCurrent(const FileFacts& facts, const Options& options, int level);
 
 // The facts field of MANIFEST tag 9 (db/FORMAT.md, "File facts").

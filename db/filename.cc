@@ -33,6 +33,9 @@ std::string TableFileName(const std::string& db, uint64_t number) {
 std::string TempFileName(const std::string& db, uint64_t number) {
   return Numbered(db, number, "dbtmp");
 }
+std::string FilterFileName(const std::string& db, uint64_t number) {
+  return Numbered(db, number, "filter");
+}
 std::string ManifestFileName(const std::string& db, uint64_t number) {
   return absl::StrFormat("%s/MANIFEST-%06u", db, number);
 }
@@ -68,6 +71,8 @@ bool ParseFileNameForm(std::string_view name, uint64_t* number,
     *type = FileType::kTable;
   } else if (suffix == "dbtmp") {
     *type = FileType::kTemp;
+  } else if (suffix == "filter") {
+    *type = FileType::kFilter;
   } else {
     return false;
   }
@@ -93,6 +98,9 @@ bool ParseFileName(std::string_view name, uint64_t* number, FileType* type) {
       break;
     case FileType::kTemp:
       path = TempFileName("", *number);
+      break;
+    case FileType::kFilter:
+      path = FilterFileName("", *number);
       break;
     case FileType::kCurrent:
     case FileType::kLock:

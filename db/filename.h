@@ -12,7 +12,15 @@
 
 namespace sift {
 
-enum class FileType { kLog, kTable, kManifest, kCurrent, kLock, kTemp };
+enum class FileType {
+  kLog,
+  kTable,
+  kManifest,
+  kCurrent,
+  kLock,
+  kTemp,
+  kFilter
+};
 
 std::string LogFileName(const std::string& db, uint64_t number);
 std::string TableFileName(const std::string& db, uint64_t number);
@@ -20,6 +28,8 @@ std::string ManifestFileName(const std::string& db, uint64_t number);
 std::string CurrentFileName(const std::string& db);
 std::string LockFileName(const std::string& db);
 std::string TempFileName(const std::string& db, uint64_t number);
+// A table's replacement filter (db/FORMAT.md, "Filter files").
+std::string FilterFileName(const std::string& db, uint64_t number);
 
 // Parses a name (not a path) produced by one of the above, exactly as they
 // spell it (six-digit minimum, no extra leading zeros). False for every

@@ -36,6 +36,8 @@ const char* TickerName(Ticker t) {
       "sift.memtable.filter.useful",
       "sift.memtable.filter.positive",
       "sift.memtable.filter.true.positive",
+      "sift.filter.rebuild.count",
+      "sift.filter.rebuild.write.bytes",
   };
   return t < kNumTickers ? kNames[t] : "sift.unknown";
 }

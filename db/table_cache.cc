@@ -1,8 +1,11 @@
 #include "db/table_cache.h"
 
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "db/filename.h"
+#include "db/filter_rebuild.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -19,14 +22,24 @@ TableCache::TableCache(std::string dbname, Env* env, int max_open_files,
       lru_(static_cast<size_t>(max_open_files - max_open_files / 2)) {}
 
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
-    uint64_t number, uint64_t size) {
-  const std::string name = TableFileName(dbname_, number);
+    const FileMetaData& f) {
+  const std::string name = TableFileName(dbname_, f.number);
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    allow_mmap_reads_ ? env_->NewMappedRandomAccessFile(name)
                                      : env_->NewRandomAccessFile(name));
+  std::optional<std::string> replacement;
+  if (f.facts.has_value() && f.facts->replacement.has_value()) {
+    absl::StatusOr<std::string> r =
+        ReadFilterFile(env_, dbname_, f.number, *f.facts->replacement);
+    // Unreadable: the table's own filter serves (Table::Open reports it).
+    replacement = r.ok() ? *std::move(r) : std::string();
+  }
+  std::optional<std::string_view> replacement_view;
+  if (replacement.has_value()) replacement_view = *replacement;
   ASSIGN_OR_RETURN(
       std::unique_ptr<Table> table,
-      Table::Open(name, std::move(file), size, block_cache_, comparator_));
+      Table::Open(name, std::move(file), f.file_size, block_cache_, comparator_,
+                  f.facts ? f.facts->global_sequence : 0, replacement_view));
   const size_t filter = table->FilterMemory();
   const size_t index = table->IndexMemory();
   open_tables_.fetch_add(1);
@@ -53,8 +66,7 @@ bool TableCache::ReservePin() {
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::Open(
     const FileMetaData& f) {
   if (!ReservePin()) return GetUnpinned(f);
-  absl::StatusOr<std::shared_ptr<const Table>> t =
-      OpenFile(f.number, f.file_size);
+  absl::StatusOr<std::shared_ptr<const Table>> t = OpenFile(f);
   if (!t.ok()) {
     pins_taken_.fetch_sub(1);
     return t;
@@ -95,9 +107,25 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::GetUnpinned(
     const FileMetaData& f) {
   const CacheKey key{f.number, 0};
   if (std::shared_ptr<const Table> t = lru_.Lookup(key)) return t;
-  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t,
-                   OpenFile(f.number, f.file_size));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t, OpenFile(f));
   return lru_.Insert(key, std::move(t), 1);
+}
+
+absl::Status TableCache::Replace(const FileMetaData& f) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const Table> t, OpenFile(f));
+  std::shared_ptr<const Table> old;  // freed after the lock is dropped
+  {
+    PinShard& shard = ShardFor(f.number);
+    MutexLock l(&shard.mu);
+    auto it = shard.tables.find(f.number);
+    if (it != shard.tables.end()) {
+      old = std::exchange(it->second, std::move(t));
+      return absl::OkStatus();
+    }
+  }
+  lru_.Erase(CacheKey{f.number, 0});
+  lru_.Insert(CacheKey{f.number, 0}, std::move(t), 1);
+  return absl::OkStatus();
 }
 
 void TableCache::Evict(uint64_t file_number) {

@@ -78,6 +78,14 @@ class TableCache {
   // its table and drop it from the LRU.
   void Evict(uint64_t file_number);
 
+  // f (a live file) is about to be recorded with a new replacement filter:
+  // opens its table with that filter and puts it in place of the open one,
+  // pinned if that one was, so the Version about to be installed reads the
+  // new filter. Versions already installed keep the table they hold. (An
+  // LRU table opened meanwhile for an older Version may still serve the old
+  // filter until it is dropped: either filter holds every key.)
+  absl::Status Replace(const FileMetaData& f);
+
   // Bytes of filters and indexes held by open tables.
   size_t FilterMemory() const { return filter_bytes_.load(); }
   size_t IndexMemory() const { return index_bytes_.load(); }
@@ -95,8 +103,11 @@ class TableCache {
   };
   PinShard& ShardFor(uint64_t number) { return pins_[number % kPinShards]; }
 
-  absl::StatusOr<std::shared_ptr<const Table>> OpenFile(uint64_t number,
-                                                        uint64_t size);
+  // Opens f's table, reading its entries with f's global sequence (an
+  // ingested file's, from its facts), with its replacement filter if it has
+  // one (and that reads back; otherwise the table's own filter, as
+  // Table::Open does).
+  absl::StatusOr<std::shared_ptr<const Table>> OpenFile(const FileMetaData& f);
   // Takes one unit of the pin budget; false when it is spent.
   bool ReservePin();
 

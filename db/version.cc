@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "db/file_probe.h"
 #include "db/level_iterator.h"
 #include "db/version_set.h"
 #include "table/table_reader.h"
@@ -93,35 +94,16 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
     *covering = std::max(*covering, table->range_tombstones().MaxCoveringSeq(
                                         key.user_key(), read_seq));
   }
-  const bool has_filter = table->has_filter();
-  if (has_filter) {
-    stats->Add(level, kBloomFilterChecked);
-    if (!table->KeyMayMatch(hash)) {
-      stats->Add(level, kBloomFilterUseful);
-      return false;
-    }
-    stats->Add(level, kBloomFilterFullPositive);
-  } else if (!table->filter_status().ok()) {
-    stats->Add(level, kBloomFilterCorrupt);
-  }
+  if (!FilterMayMatch(*table, level, hash, stats)) return false;
   Table::LookupResult r;
   TableReadCounters counters;
   SequenceNumber found_seq = 0;
   *status =
       table->Get(options, key.internal_key(), value, &r, &counters, &found_seq);
-  if (counters.block_cache_hits) {
-    stats->Add(level, kBlockCacheDataHit, counters.block_cache_hits);
-  }
-  if (counters.block_cache_misses) {
-    stats->Add(level, kBlockCacheDataMiss, counters.block_cache_misses);
-  }
-  if (counters.blocks_read) {
-    stats->Add(level, kDataBlocksRead, counters.blocks_read);
-    stats->Add(level, kBytesRead, counters.bytes_read);
-  }
+  AddTableReads(level, counters, stats);
   if (!status->ok()) return true;
   if (r == Table::LookupResult::kNotFound) return false;
-  if (has_filter) stats->Add(level, kBloomFilterFullTruePositive);
+  if (table->has_filter()) stats->Add(level, kBloomFilterFullTruePositive);
   const bool covered = covering != nullptr && found_seq < *covering;
   *result = r == Table::LookupResult::kFound && !covered
                 ? Version::GetResult::kFound

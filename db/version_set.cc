@@ -150,7 +150,9 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
     edit->SetLogNumber(log_number_);
   }
   edit->SetNextFile(next_file_number_);
-  edit->SetLastSequence(LastSequence());
+  // An ingest records the sequence it takes before publishing it.
+  edit->SetLastSequence(
+      std::max(LastSequence(), edit->last_sequence_.value_or(0)));
   for (const auto& [level, key] : edit->compact_pointers_) {
     compact_pointer_[level] = key;
   }
@@ -321,6 +323,12 @@ absl::Status VersionSet::Recover() {
         f->facts =
             FactsFromProperties(table->properties(), *merged.last_sequence_);
       }
+      if (f->facts->replacement && !table->filter_is_replacement()) {
+        // Its filter file is missing or damaged: the table's own filter
+        // serves, and the facts (and the new MANIFEST) say so, so that
+        // RebuildFilters builds it again.
+        f->facts->replacement.reset();
+      }
     }
   }
   next_file_number_ = *merged.next_file_number_;
@@ -343,7 +351,12 @@ void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
       continue;
     }
     for (const auto& level : v->files) {
-      for (const auto& f : level) live->insert(f->number);
+      for (const auto& f : level) {
+        live->insert(f->number);
+        if (f->facts.has_value() && f->facts->replacement.has_value()) {
+          live->insert(f->facts->replacement->number);
+        }
+      }
     }
     ++it;
   }

@@ -20,6 +20,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "db/dbformat.h"
 #include "db/log_writer.h"
 #include "db/statistics_impl.h"
@@ -33,6 +34,7 @@
 namespace sift {
 
 class Compaction;
+struct MultiGetKey;
 
 class Version {
  public:
@@ -60,6 +62,13 @@ class Version {
                    uint64_t hash, TableCache* cache, std::string* value,
                    GetResult* result, LocalStats* stats,
                    SequenceNumber* covering = nullptr) const;
+
+  // Get for each undecided key of `keys` (sorted by user key under icmp;
+  // duplicates allowed), in the order Get visits files for each: a key is done
+  // at the first file that decides it. Each candidate file is opened and its
+  // filter probed once for all the keys in its range (db/multi_get.h).
+  void MultiGet(const ReadOptions& options, absl::Span<MultiGetKey* const> keys,
+                TableCache* cache, LocalStats* stats) const;
 
   // Adds one iterator per level-0 file and one concatenating iterator per
   // deeper level; their block reads are counted in stats, per level.
@@ -171,7 +180,7 @@ class VersionSet {
     last_sequence_.store(s, std::memory_order_release);
   }
 
-  // Files named by any live Version.
+  // Files named by any live Version: tables and their replacement filters.
   void AddLiveFiles(std::set<uint64_t>* live);
 
   // Compaction picking (version_set_compaction.cc). Null when nothing is due.

@@ -191,6 +191,17 @@ absl::Status WriteBatchInternal::InsertInto(const WriteBatch* b,
   return b->Iterate(&inserter);
 }
 
+void WriteBatch::Append(const WriteBatch& source) {
+  if (!status_.ok()) return;  // adds nothing once an entry was refused
+  if (source.Count() > UINT32_MAX - Count()) {
+    status_ = absl::InvalidArgumentError(absl::StrCat(
+        "WriteBatch: full at ", Count(), " + ", source.Count(), " entries"));
+    return;
+  }
+  WriteBatchInternal::Append(this, &source);
+  status_ = source.status_;
+}
+
 void WriteBatchInternal::Append(WriteBatch* dst, const WriteBatch* src) {
   SetCount(dst, dst->Count() + src->Count());
   dst->rep_.append(src->rep_.data() + kHeaderSize,

@@ -4,6 +4,15 @@
 #include "absl/strings/str_cat.h"
 
 namespace sift {
+int KeyComparator::CompareOther(std::string_view a, std::string_view b) const {
+  if (kind_ == Kind::kBytes || a.size() < kInternalKeyTrailerSize ||
+      b.size() < kInternalKeyTrailerSize) {
+    return a.compare(b);
+  }
+  const int r = CompareUser(ExtractUserKey(a), ExtractUserKey(b));
+  return r != 0 ? r : CompareTrailers(a, b);
+}
+
 void KeyComparator::ReplaceUserKeyIfShorter(
     std::string* ikey, const std::string& user,
     const std::string_view* limit) const {

@@ -135,17 +135,15 @@ class KeyComparator {
 
   // Internal keys shorter than a trailer (never written by siftdb, but
   // possible in a corrupt file) sort as plain bytes so the order stays
-  // total.
+  // total. The default order is decided inline; the others out of line.
   int Compare(std::string_view a, std::string_view b) const {
-    if (kind_ == Kind::kBytes || a.size() < kInternalKeyTrailerSize ||
-        b.size() < kInternalKeyTrailerSize) {
-      return a.compare(b);
+    if (kind_ == Kind::kInternalBytewise &&
+        a.size() >= kInternalKeyTrailerSize &&
+        b.size() >= kInternalKeyTrailerSize) {
+      const int r = CompareUserKeys(ExtractUserKey(a), ExtractUserKey(b));
+      return r != 0 ? r : CompareTrailers(a, b);
     }
-    const int r = CompareUser(ExtractUserKey(a), ExtractUserKey(b));
-    if (r != 0) return r;
-    const uint64_t ta = ExtractTrailer(a);
-    const uint64_t tb = ExtractTrailer(b);
-    return ta > tb ? -1 : (ta < tb ? 1 : 0);
+    return CompareOther(a, b);
   }
   int operator()(std::string_view a, std::string_view b) const {
     return Compare(a, b);
@@ -180,6 +178,15 @@ class KeyComparator {
  private:
   enum class Kind : uint8_t { kBytes, kInternalBytewise, kInternalCustom };
   KeyComparator(Kind kind, const Comparator* user) : kind_(kind), user_(user) {}
+
+  // Trailers sort descending: the newest entry of a user key first.
+  static int CompareTrailers(std::string_view a, std::string_view b) {
+    const uint64_t ta = ExtractTrailer(a);
+    const uint64_t tb = ExtractTrailer(b);
+    return ta > tb ? -1 : (ta < tb ? 1 : 0);
+  }
+  // Compare for Bytes(), a user comparator, and keys shorter than a trailer.
+  int CompareOther(std::string_view a, std::string_view b) const;
 
   // Replaces the user key of *ikey by `user` when that is shorter and sorts
   // after the old one (and before `limit`'s user key, if given), with the

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "table/global_sequence_iterator.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
 #include "table/range_del_block.h"
@@ -50,7 +51,9 @@ Table::~Table() = default;
 
 absl::StatusOr<std::unique_ptr<Table>> Table::Open(
     std::string file_name, std::unique_ptr<RandomAccessFile> file,
-    uint64_t file_size, BlockCache* block_cache, const Comparator* comparator) {
+    uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
+    SequenceNumber global_sequence,
+    std::optional<std::string_view> replacement_filter) {
   if (file_size < kFooterSize) {
     return CorruptionError(file_name, 0,
                            absl::StrCat("file too short to be an SSTable (",
@@ -58,6 +61,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   }
   std::unique_ptr<Table> t(new Table(std::move(file_name), std::move(file),
                                      file_size, block_cache, comparator));
+  t->global_sequence_ = global_sequence;
   char buf[kFooterSize];
   std::string_view footer_bytes;
   RETURN_IF_ERROR(
@@ -72,12 +76,14 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Open(
   }
   t->metaindex_handle_ = footer.metaindex;
   t->index_handle_ = footer.index;
-  RETURN_IF_ERROR(t->ReadMeta(footer.metaindex));
+  RETURN_IF_ERROR(t->ReadMeta(footer.metaindex, replacement_filter));
   RETURN_IF_ERROR(t->ParseIndex(footer.index));
   return t;
 }
 
-absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
+absl::Status Table::ReadMeta(
+    const BlockHandle& metaindex_handle,
+    std::optional<std::string_view> replacement_filter) {
   BlockContents contents;
   RETURN_IF_ERROR(ReadBlock(*file_, file_name_, metaindex_handle, &contents));
   Block metaindex(std::move(contents));
@@ -118,9 +124,19 @@ absl::Status Table::ReadMeta(const BlockHandle& metaindex_handle) {
   Block props_block(std::move(contents));
   RETURN_IF_ERROR(InBlock(DecodeProperties(props_block, &properties_),
                           file_name_, "properties", properties_handle_));
-  if (has_filter_block_) LoadFilter(filter_handle_);
+  // Before the filter, which may return early: tombstones are always read.
   if (has_range_del_block_) {
     RETURN_IF_ERROR(LoadRangeTombstones(range_del_handle_));
+  }
+  if (replacement_filter.has_value()) {
+    filter_is_replacement_ = UseFilter(*replacement_filter);
+    if (filter_is_replacement_) return absl::OkStatus();
+  }
+  if (has_filter_block_) LoadFilter(filter_handle_);
+  if (replacement_filter.has_value() && filter_status_.ok()) {
+    // Damaged or unknown: the table's own filter still holds every key.
+    filter_status_ = absl::DataLossError(
+        absl::StrCat(file_name_, ": replacement filter has an unknown format"));
   }
   return absl::OkStatus();
 }
@@ -141,22 +157,30 @@ void Table::LoadFilter(const BlockHandle& handle) {
   BlockContents contents;
   filter_status_ = ReadBlock(*file_, file_name_, handle, &contents);
   if (!filter_status_.ok()) return;  // read without a filter
-  const size_t n = contents.data.size();
+  if (!UseFilter(contents.data)) {
+    filter_status_ = CorruptionError(file_name_, handle.offset,
+                                     "filter block has an unknown format");
+  }
+}
+
+bool Table::UseFilter(std::string_view filter) {
+  const size_t n = filter.size();
   // Line-aligned, so a kBlocked probe reads one cache line; aligned_alloc
   // wants a size that is a whole number of alignments.
   const size_t lines =
       std::max<size_t>(1, (n + kCacheLineSize - 1) / kCacheLineSize);
   filter_data_.reset(static_cast<char*>(
       std::aligned_alloc(kCacheLineSize, lines * kCacheLineSize)));
-  std::memcpy(filter_data_.get(), contents.data.data(), n);
+  std::memcpy(filter_data_.get(), filter.data(), n);
   filter_size_ = n;
   filter_ = BloomFilterReader(std::string_view(filter_data_.get(), n));
   if (!filter_.valid()) {
-    filter_status_ = CorruptionError(file_name_, handle.offset,
-                                     "filter block has an unknown format");
+    filter_ = BloomFilterReader();
     filter_data_.reset();
     filter_size_ = 0;
+    return false;
   }
+  return true;
 }
 
 absl::Status Table::ParseIndex(const BlockHandle& handle) {
@@ -204,6 +228,11 @@ size_t Table::FindBlock(std::string_view ikey) const {
                                return icmp_.Compare(e.key, k) < 0;
                              });
   return static_cast<size_t>(it - index_.begin());
+}
+
+uint64_t Table::ApproximateOffsetOf(std::string_view ikey) const {
+  const size_t i = FindBlock(ikey);
+  return i == index_.size() ? file_size_ : index_[i].handle.offset;
 }
 
 // The first level of a table iterator: the in-memory index. Keys are the
@@ -294,8 +323,10 @@ std::unique_ptr<Iterator> Table::NewIterator(const ReadOptions& options,
     return std::make_unique<DataBlockIter>(*std::move(block), icmp_,
                                            &file_name_, handle.offset);
   };
-  return NewTwoLevelIterator(std::make_unique<IndexIter>(this),
-                             std::move(open));
+  std::unique_ptr<Iterator> it =
+      NewTwoLevelIterator(std::make_unique<IndexIter>(this), std::move(open));
+  if (global_sequence_ == 0) return it;
+  return NewGlobalSequenceIterator(std::move(it), icmp_, global_sequence_);
 }
 
 absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(
@@ -327,11 +358,56 @@ absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
                         TableReadCounters* counters,
                         SequenceNumber* seq) const {
   *result = LookupResult::kNotFound;
+  // Every entry has the global sequence: all newer than the lookup's, or
+  // all visible (and then the stored sequence 0 is found by any lookup).
+  if (global_sequence_ > ExtractTrailer(lookup_key) >> kValueTypeBits) {
+    return absl::OkStatus();
+  }
   const size_t i = FindBlock(lookup_key);
   if (i == index_.size()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
                    ReadDataBlock(options, index_[i].handle, counters));
-  Block::Iter it(block.get(), icmp_);
+  return GetInBlock(*block, i, lookup_key, value, result, seq);
+}
+
+void Table::MultiGet(const ReadOptions& options,
+                     absl::Span<BatchLookup> lookups,
+                     TableReadCounters* counters) const {
+  size_t current = index_.size();  // the block in `block`, if any
+  absl::StatusOr<std::shared_ptr<const Block>> block;
+  for (BatchLookup& l : lookups) {
+    l.result = LookupResult::kNotFound;
+    // As in Get: an ingested table is newer than the lookup, or visible.
+    if (global_sequence_ > ExtractTrailer(l.lookup_key) >> kValueTypeBits) {
+      l.status = absl::OkStatus();
+      continue;
+    }
+    // Keys ascend, so a key at or below the current block's separator is
+    // served by that block: no index search.
+    const size_t i =
+        current < index_.size() &&
+                icmp_.Compare(l.lookup_key, index_[current].key) <= 0
+            ? current
+            : FindBlock(l.lookup_key);
+    if (i == index_.size()) {
+      l.status = absl::OkStatus();
+      continue;
+    }
+    if (i != current) {
+      block = ReadDataBlock(options, index_[i].handle, counters);
+      current = i;
+    }
+    l.status = block.ok() ? GetInBlock(**block, i, l.lookup_key, l.value,
+                                       &l.result, &l.sequence)
+                          : block.status();
+  }
+}
+
+absl::Status Table::GetInBlock(const Block& block, size_t i,
+                               std::string_view lookup_key, std::string* value,
+                               LookupResult* result,
+                               SequenceNumber* seq) const {
+  Block::Iter it(&block, icmp_);
   it.Seek(lookup_key);
   if (!it.Valid()) {
     return InBlock(it.status(), file_name_, "data", index_[i].handle);
@@ -344,7 +420,9 @@ absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
   if (!icmp_.SameUser(parsed.user_key, ExtractUserKey(lookup_key))) {
     return absl::OkStatus();
   }
-  if (seq != nullptr) *seq = parsed.sequence;
+  if (seq != nullptr) {
+    *seq = global_sequence_ != 0 ? global_sequence_ : parsed.sequence;
+  }
   if (parsed.type == kTypeDeletion) {
     *result = LookupResult::kDeleted;
   } else {

@@ -14,12 +14,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "sift/env.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
@@ -61,10 +63,18 @@ class Table {
   // the Table. comparator orders the keys: the one the table was written
   // with. A damaged or unknown-format filter does not fail Open: the
   // table is read without it (filter_status() says why).
+  // global_sequence > 0: every entry is stored with sequence 0 and is read
+  // as if it had this sequence (an ingested file, db/FORMAT.md).
+  // replacement_filter, if given, is a filter of the same keys kept
+  // outside the file (db/FORMAT.md, "Filter files"): the table probes it
+  // instead of its own filter block, which is then not read -- unless the
+  // replacement does not parse, when the table's own filter is used and
+  // filter_status() says why.
   static absl::StatusOr<std::unique_ptr<Table>> Open(
       std::string file_name, std::unique_ptr<RandomAccessFile> file,
-      uint64_t file_size, BlockCache* block_cache,
-      const Comparator* comparator);
+      uint64_t file_size, BlockCache* block_cache, const Comparator* comparator,
+      SequenceNumber global_sequence = 0,
+      std::optional<std::string_view> replacement_filter = std::nullopt);
 
   ~Table();
   Table(const Table&) = delete;
@@ -77,8 +87,11 @@ class Table {
   void PrefetchFilter(uint64_t hash) const { filter_.Prefetch(hash); }
   // True when the file carries a filter that Open could trust.
   bool has_filter() const { return filter_.valid(); }
-  // Why a filter block present in the file is not used (OK otherwise).
+  // Why a filter block present in the file (or a replacement filter given
+  // to Open) is not used (OK otherwise).
   const absl::Status& filter_status() const { return filter_status_; }
+  // True when the filter probed is a replacement given to Open.
+  bool filter_is_replacement() const { return filter_is_replacement_; }
 
   // The file's range tombstones (its range-deletion block), fragmented at
   // Open and kept in memory; empty for a file without them.
@@ -96,11 +109,28 @@ class Table {
   // kValueTypeForSeek), skipping the filter (callers probe it first with
   // KeyMayMatch so they can count). Reads at most one data block.
   // Range tombstones are not applied (see range_tombstones()). When found
-  // (or deleted) and seq is not null, *seq is the entry's sequence.
+  // (or deleted) and seq is not null, *seq is the entry's sequence (an
+  // ingested table's global sequence).
   absl::Status Get(const ReadOptions& options, std::string_view lookup_key,
                    std::string* value, LookupResult* result,
                    TableReadCounters* counters,
                    SequenceNumber* seq = nullptr) const;
+
+  // One key of a MultiGet: lookup_key and value as for Get; result and
+  // status are what Get would have set and returned, sequence what it
+  // would have stored in *seq.
+  struct BatchLookup {
+    std::string_view lookup_key;
+    std::string* value = nullptr;
+    LookupResult result = LookupResult::kNotFound;
+    SequenceNumber sequence = 0;
+    absl::Status status;
+  };
+  // Get for each of `lookups`, in ascending lookup-key order (filters
+  // skipped, as in Get). Consecutive keys served by one data block read
+  // it once; a block that fails to read fails only the keys it serves.
+  void MultiGet(const ReadOptions& options, absl::Span<BatchLookup> lookups,
+                TableReadCounters* counters) const;
 
   // Iterates internal keys (a two-level iterator over the index and the
   // data blocks, table/two_level_iterator.h); reports damage through
@@ -108,9 +138,17 @@ class Table {
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
                                         ReadCounterSink* sink = nullptr) const;
 
+  // Where the data for internal keys >= ikey starts, as a byte offset into
+  // the file: the offset of the first data block that may hold such a key,
+  // or the file size when no block does (so the filter, index and footer
+  // count with the file's last keys). From the in-memory index: no I/O.
+  uint64_t ApproximateOffsetOf(std::string_view ikey) const;
+
   const TableProperties& properties() const { return properties_; }
   const std::string& file_name() const { return file_name_; }
   uint64_t file_size() const { return file_size_; }
+  // The sequence all entries are read with, or 0: their own.
+  SequenceNumber global_sequence() const { return global_sequence_; }
   // Bytes pinned in memory: the filter and the index.
   size_t FilterMemory() const { return filter_size_; }
   size_t IndexMemory() const;
@@ -143,16 +181,25 @@ class Table {
 
   Table(std::string file_name, std::unique_ptr<RandomAccessFile> file,
         uint64_t file_size, BlockCache* cache, const Comparator* comparator);
-  absl::Status ReadMeta(const BlockHandle& metaindex);
+  absl::Status ReadMeta(const BlockHandle& metaindex,
+                        std::optional<std::string_view> replacement_filter);
   absl::Status ParseIndex(const BlockHandle& handle);
   void LoadFilter(const BlockHandle& handle);
   absl::Status LoadRangeTombstones(const BlockHandle& handle);
+  // Keeps a copy of `filter` as the table's filter; false (and no filter)
+  // if it does not parse.
+  bool UseFilter(std::string_view filter);
   // Part of VerifyChecksum: data block i (index order), given the last key
   // of the blocks before it, which it updates.
   absl::Status VerifyDataBlock(size_t i, BlockContents contents,
                                std::string* last_key) const;
   // Index of the first block whose separator is >= ikey (== size: none).
   size_t FindBlock(std::string_view ikey) const;
+  // The newest entry for lookup_key's user key at or below its sequence
+  // in `block`, data block i.
+  absl::Status GetInBlock(const Block& block, size_t i,
+                          std::string_view lookup_key, std::string* value,
+                          LookupResult* result, SequenceNumber* seq) const;
 
   class IndexIter;
 
@@ -162,6 +209,7 @@ class Table {
   BlockCache* const cache_;
   const uint64_t cache_id_;
   const KeyComparator icmp_;
+  SequenceNumber global_sequence_ = 0;
 
   TableProperties properties_;
   std::unique_ptr<Block> index_block_;
@@ -181,6 +229,7 @@ class Table {
   bool has_range_del_block_ = false;
   BlockHandle range_del_handle_;
   FragmentedRangeTombstones range_tombstones_;
+  bool filter_is_replacement_ = false;
 };
 
 }  // namespace sift

@@ -1,7 +1,8 @@
 // db_bench, run as users run it: flag errors, report lines that parse as
 // RocksDB's, the found counts, the filter counters of --statistics, the
 // RocksDB flags and benchmarks it accepts or refuses by name, --threads'
-// merged counts, --report_file's CSV and the default database's clean-up.
+// merged counts, multireadrandom's batches, --report_file's CSV and the default
+// database's clean-up.
 
 #include <algorithm>
 #include <cstdint>
@@ -270,6 +271,33 @@ TEST_F(DbBenchTest, BloomBitsFollowsRocksDb) {
   EXPECT_GT(c["sift.block.cache.data.hit"] + c["sift.data.blocks.read"], 0u);
 }
 
+TEST_F(DbBenchTest, FilterBudgetAndRebuildFilters) {
+  CommandResult r = Bench(
+      "--num=20000 --seed=9 --write_buffer_size=262144 "
+      "--target_file_size_base=262144 --filter_bits_per_key_budget=8 "
+      "--filter_layout=ribbon --bloom_before_level=1 "
+      "--benchmarks=fillrandom,waitforcompaction");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Reopened for 0.1%: every file's filter is rebuilt, no data rewritten.
+  r = Bench(
+      "--num=20000 --use_existing_db --statistics=1 "
+      "--bloom_filter_fp_chance=0.001 --benchmarks=rebuildfilters,stats");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<ReportLine> lines = ParseReport(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  EXPECT_EQ(lines[0].name, "rebuildfilters");
+  EXPECT_EQ(lines[0].operations, 1);
+  auto c = ParseStatistics(r.out);
+  EXPECT_GT(c["sift.filter.rebuild.count"], 0u) << r.out;
+  EXPECT_GT(c["sift.filter.rebuild.write.bytes"], 0u);
+  EXPECT_EQ(c["sift.compact.write.bytes"], 0u);
+
+  r = Bench(
+      "--num=10 --filter_bits_per_key_budget=8 --bloom_bits=10 "
+      "--benchmarks=fillseq");
+  EXPECT_NE(r.exit_code, 0);
+}
+
 TEST_F(DbBenchTest, DurationBoundsRandomOpsByTime) {
   // --duration runs random operations for that long, whatever --reads says;
   // sequential fills still write --num entries (as in RocksDB).
@@ -342,10 +370,33 @@ TEST_F(DbBenchTest, FlagsThatCannotBeHonouredAreRefusedByName) {
     EXPECT_NE(r.err.find(flag), std::string::npos) << args << ": " << r.err;
     EXPECT_TRUE(ParseReport(r.out).empty()) << args << "\n" << r.out;
   }
-  CommandResult r = Bench("--num=100 --benchmarks=fillseq,multireadrandom");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("multireadrandom"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("MultiGet"), std::string::npos) << r.err;
+}
+
+// multireadrandom (RocksDB's): --batch_size keys per MultiGet, --reads keys
+// per thread in whole batches, each key one operation; multireadmissing
+// asks for keys no one wrote.
+TEST_F(DbBenchTest, MultiReadRandomCountsKeysInWholeBatches) {
+  CommandResult r = Bench(
+      "--num=2048 --reads=700 --batch_size=32 --threads=2 --seed=17 "
+      "--histogram=1 --statistics=1 "
+      "--benchmarks=fillseq,resetstats,multireadrandom,multireadmissing");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<ReportLine> lines = ParseReport(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  // 21 batches of 32 fit in 700 reads, per thread.
+  EXPECT_EQ(lines[1].name, "multireadrandom");
+  EXPECT_EQ(lines[1].operations, 2 * 21 * 32);
+  EXPECT_EQ(lines[1].of, 2 * 21 * 32);
+  // fillseq wrote every key (64 batches of 32: --batch_size is its too).
+  EXPECT_EQ(lines[1].found, 2 * 21 * 32);
+  EXPECT_EQ(lines[2].name, "multireadmissing");
+  EXPECT_EQ(lines[2].of, 2 * 21 * 32);
+  EXPECT_EQ(lines[2].found, 0);
+  EXPECT_NE(r.out.find("Microseconds per read:"), std::string::npos);
+  // The DB counted every key of every batch.
+  auto c = ParseStatistics(r.out);
+  EXPECT_EQ(c["sift.number.keys.read"], 2u * 2 * 21 * 32) << r.out;
+  EXPECT_EQ(c["sift.number.keys.found"], 2u * 21 * 32) << r.out;
 }
 
 TEST_F(DbBenchTest, RocksDbFlagsAreAcceptedWithTheirMeaning) {

@@ -136,18 +136,38 @@ TEST(FileFactsTest, MalformedFactsAreDataLoss) {
              s->replace(5, 8, "\x00\x00\x00\x00\x00\x00\x00\x40", 8);
            }},
           {"two replacements", [](std::string* s) { (*s)[22] = 2; }},
+          // Format 3: a global sequence must be the whole sequence range
+          // (the example's is 1..2).
+          {"global sequence outside the range",
+           [](std::string* s) { s->push_back(1); }},
+          {"global sequence 0", [](std::string* s) { s->push_back(0); }},
+          // Format 4: a global sequence of 0 only makes room for a nonzero
+          // range tombstone count.
+          {"global sequence 0, count 0",
+           [](std::string* s) { s->append(2, '\0'); }},
       };
   for (const auto& [name, edit] : cases) {
     VersionEdit decoded;
     const absl::Status s = decoded.DecodeFrom(RecordWithFacts(edit));
     EXPECT_TRUE(absl::IsDataLoss(s)) << name << ": " << s;
   }
-  // Bytes after the known fields belong to a later format: skipped.
+  // Bytes after the known fields belong to a later format: skipped. Since
+  // format 4 the last known field is the range tombstone count.
+  auto ingested = ExampleFile();
+  ingested->facts->smallest_seq = ingested->facts->largest_seq = 5;
+  ingested->facts->global_sequence = 5;
+  ingested->facts->num_range_deletions = 3;
+  VersionEdit edit;
+  edit.AddFile(1, ingested);
+  std::string bytes;
+  edit.EncodeTo(&bytes);
+  const size_t facts_length_at = bytes.size() - 47;  // 46 bytes of facts
+  ASSERT_EQ(bytes[facts_length_at], 46);
+  bytes[facts_length_at] = 48;
+  bytes += "zz";
   VersionEdit decoded;
-  ASSERT_TRUE(
-      decoded.DecodeFrom(RecordWithFacts([](std::string* s) { *s += "zz"; }))
-          .ok());
-  EXPECT_EQ(decoded.new_files_[0].second->facts, ExampleFile()->facts);
+  ASSERT_TRUE(decoded.DecodeFrom(bytes).ok());
+  EXPECT_EQ(decoded.new_files_[0].second->facts, ingested->facts);
 }
 
 TEST(FileFactsTest, FilterIsCurrent) {

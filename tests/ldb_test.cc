@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
+#include "sift/sst_file_writer.h"
 #include "tests/testutil/dir_snapshot.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/testutil.h"
@@ -512,6 +513,72 @@ TEST_F(LdbTest, RepairRebuildsALostManifest) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err.rfind("Failed: Repair failed: ", 0), 0u) << r.err;
   EXPECT_TRUE(std::filesystem::is_empty(empty));
+}
+
+TEST_F(LdbTest, CheckpointMakesADatabaseThatOpens) {
+  Fill();  // half in a table, half only in the WAL
+  const std::string ckpt = scratch_ + "/ckpt";
+  CommandResult r = LdbDb("checkpoint --checkpoint_dir=" + ckpt);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "OK\n");
+  r = Ldb("--db=" + ckpt + " dump --count_only");
+  EXPECT_EQ(r.out, "Keys in range: 300\n") << r.err;
+
+  // The target exists now: refused, one line.
+  r = LdbDb("checkpoint --checkpoint_dir=" + ckpt);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("Failed: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(ckpt), std::string::npos) << r.err;
+  EXPECT_EQ(LdbDb("checkpoint").exit_code, 1);
+}
+
+TEST_F(LdbTest, IngestExternSstAddsAnSstFileWriterFile) {
+  Fill();
+  const std::string sst = scratch_ + "/in.sst";
+  {
+    SstFileWriter w{Options()};
+    ASSERT_TRUE(w.Open(sst).ok());
+    ASSERT_TRUE(w.Put(Key(5), "ingested").ok());
+    ASSERT_TRUE(w.Put(Key(1000), "new").ok());
+    ASSERT_TRUE(w.Finish().ok());
+  }
+  CommandResult r = LdbDb("ingest_extern_sst " + sst + " --move_files");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "external SST files ingested\n");
+  EXPECT_FALSE(std::filesystem::exists(sst));  // moved
+  EXPECT_EQ(LdbDb("get " + Key(5)).out, "ingested\n");
+  EXPECT_EQ(LdbDb("get " + Key(1000)).out, "new\n");
+  EXPECT_EQ(LdbDb("get " + Key(6)).out, Value(6) + "\n");
+
+  r = LdbDb("ingest_extern_sst " + scratch_ + "/missing.sst");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("Failed: failed to ingest external SST: ", 0), 0u)
+      << r.err;
+  EXPECT_EQ(LdbDb("ingest_extern_sst").exit_code, 1);
+}
+
+TEST_F(LdbTest, RebuildFiltersWritesFilterFilesForTheGivenOptions) {
+  Fill();
+  ASSERT_EQ(Files(".filter").size(), 0u);
+  CommandResult r = LdbDb("rebuild_filters --bloom_filter_fp_chance=0.001");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("OK: ", 0), 0u) << r.out;
+  EXPECT_EQ(CountOf(r.out, " 0 filters rebuilt"), 0) << r.out;
+  const size_t filter_files = Files(".filter").size();
+  EXPECT_GE(filter_files, 1u);
+  EXPECT_EQ(LdbDb("get " + Key(299)).out, Value(299) + "\n");
+  // Current now: nothing more to write.
+  r = LdbDb("rebuild_filters --bloom_filter_fp_chance=0.001");
+  EXPECT_EQ(r.out, "OK: 0 filters rebuilt, 0 bytes written\n") << r.err;
+  EXPECT_EQ(Files(".filter").size(), filter_files);
+
+  r = LdbDb("rebuild_filters --filter_layout=bogus");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--filter_layout=bogus"), std::string::npos) << r.err;
+  r = LdbDb("rebuild_filters --filter_bits_per_key_budget=-2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("-2"), std::string::npos) << r.err;
 }
 
 }  // namespace

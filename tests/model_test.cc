@@ -1,7 +1,8 @@
 // The model test: a seeded random sequence of puts, deletes, range deletes,
 // batches, gets
 // (latest and through snapshots), iterators in both directions, flushes,
-// compactions and reopens -- each reopen with the filter fp chance switched
+// compactions, ingested SSTables, checkpoints (opened and compared with the
+// model) and reopens -- each reopen with the filter fp chance switched
 // among 0.01, 0.1 and 1.0 and the filter layout switched -- checked answer by
 // answer against a std::map (Pebble's metamorphic test). The same run under
 // user comparators (a reverse order, a numeric one) checks that every
@@ -27,6 +28,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "sift/sst_file_writer.h"
 #include "tests/testutil/model_checks.h"
 #include "tests/testutil/test_comparators.h"
 #include "tests/testutil/testutil.h"
@@ -142,6 +144,8 @@ class ModelRunner {
   void DoScan(bool forward, const LiveSnapshot* snap);
   void DoSeekAndStep();
   void DoCompactRange();
+  void DoIngest();
+  void DoCheckpoint();
   void TakeSnapshot();
   void ReleaseSnapshot(size_t i);
   void CheckHeldIterator();
@@ -211,6 +215,13 @@ void ModelRunner::DoDelete() {
 
 void ModelRunner::DoDeleteRange() {
   auto [begin, end] = RandomRange();
+  if (options_.comparator != BytewiseComparator()) {
+    // Range deletions need the bytewise comparator (sift/db.h): refused.
+    last_op_ = absl::StrCat("delete range [", begin, ", ", end, ") refused");
+    const absl::Status s = db_->DeleteRange(WriteOptions(), begin, end);
+    ASSERT_TRUE(absl::IsInvalidArgument(s)) << Where() << ": " << s;
+    return;
+  }
   if (rnd_.OneIn(20)) {
     // Reversed or empty: refused, nothing written.
     last_op_ = absl::StrCat("bad delete range [", end, ", ", begin, ")");
@@ -230,7 +241,7 @@ void ModelRunner::DoBatch() {
   const int n = 1 + static_cast<int>(rnd_.Uniform(20));
   for (int i = 0; i < n; ++i) {
     const std::string k = RandomKey();
-    if (rnd_.OneIn(40)) {
+    if (rnd_.OneIn(40) && options_.comparator == BytewiseComparator()) {
       auto [begin, end] = RandomRange();
       batch.DeleteRange(begin, end);
       EraseRange(&after, begin, end);
@@ -310,6 +321,80 @@ void ModelRunner::DoCompactRange() {
   ASSERT_TRUE(s.ok()) << Where() << ": " << s;
 }
 
+// One to three SstFileWriter files over disjoint runs of random keys (some
+// tombstones), ingested in random order; copied or moved. Snapshots and
+// the held iterator keep their models: the ingest is newer than they are.
+void ModelRunner::DoIngest() {
+  std::vector<std::string> keys;
+  const int n = 1 + static_cast<int>(rnd_.Uniform(60));
+  for (int i = 0; i < n; ++i) keys.push_back(RandomKey());
+  // SstFileWriter takes keys in the DB's order.
+  const Comparator* cmp = options_.comparator;
+  std::sort(keys.begin(), keys.end(),
+            [cmp](const std::string& a, const std::string& b) {
+              return cmp->Compare(a, b) < 0;
+            });
+  keys.erase(std::unique(keys.begin(), keys.end(),
+                         [cmp](const std::string& a, const std::string& b) {
+                           return cmp->Compare(a, b) == 0;
+                         }),
+             keys.end());
+  const size_t files = std::min<size_t>(keys.size(), 1 + rnd_.Uniform(3));
+  const std::string dir = path_ + "_ext";
+  ASSERT_TRUE(options_.env->CreateDir(dir).ok()) << Where();
+  std::vector<std::string> paths;
+  Model after = model_;
+  for (size_t f = 0; f < files; ++f) {
+    paths.push_back(absl::StrCat(dir, "/", op_, "-", f, ".sst"));
+    SstFileWriter w(options_);
+    ASSERT_TRUE(w.Open(paths.back()).ok()) << Where();
+    for (size_t i = f * keys.size() / files; i < (f + 1) * keys.size() / files;
+         ++i) {
+      if (rnd_.OneIn(5)) {
+        ASSERT_TRUE(w.Delete(keys[i]).ok()) << Where();
+        after.erase(keys[i]);
+      } else {
+        const std::string v = RandomValue();
+        ASSERT_TRUE(w.Put(keys[i], v).ok()) << Where();
+        after[keys[i]] = v;
+      }
+    }
+    ASSERT_TRUE(w.Finish().ok()) << Where();
+  }
+  if (rnd_.OneIn(2)) std::reverse(paths.begin(), paths.end());
+  IngestOptions o;
+  o.move_files = rnd_.OneIn(2);
+  last_op_ = absl::StrCat("ingest ", files, " files, ", keys.size(), " keys",
+                          o.move_files ? ", moved" : "");
+  const absl::Status s = db_->IngestExternalFiles(paths, o);
+  ASSERT_TRUE(s.ok()) << Where() << ": " << s;
+  model_ = std::move(after);
+  for (const std::string& p : paths) {
+    if (options_.env->FileExists(p)) {
+      ASSERT_FALSE(o.move_files) << Where() << ": " << p << " not moved";
+      ASSERT_TRUE(options_.env->RemoveFile(p).ok());
+    }
+  }
+}
+
+// A checkpoint opens as a DB holding exactly the model; it is then
+// destroyed.
+void ModelRunner::DoCheckpoint() {
+  last_op_ = "checkpoint";
+  const std::string dir = path_ + "_ckpt";
+  ASSERT_TRUE(db_->CreateCheckpoint(dir).ok()) << Where();
+  Options o = options_;
+  o.create_if_missing = false;
+  {
+    auto ckpt = DB::Open(o, dir);
+    ASSERT_TRUE(ckpt.ok()) << Where() << ": " << ckpt.status();
+    std::unique_ptr<Iterator> it = (*ckpt)->NewIterator(ReadOptions());
+    ASSERT_NO_FATAL_FAILURE(CheckScan(it.get(), model_, rnd_.OneIn(2)));
+  }
+  ASSERT_TRUE(DestroyDB(dir, o).ok()) << Where();
+  ASSERT_FALSE(options_.env->FileExists(dir)) << Where();
+}
+
 void ModelRunner::TakeSnapshot() {
   last_op_ = "snapshot";
   snapshots_.push_back(LiveSnapshot{db_->GetSnapshot(), model_});
@@ -366,9 +451,13 @@ void ModelRunner::Run(int ops) {
       ASSERT_TRUE(db_->Flush().ok()) << Where();
     } else if (r < 9950) {
       ASSERT_NO_FATAL_FAILURE(DoCompactRange());
-    } else if (r < 9985) {
+    } else if (r < 9972) {
       last_op_ = "wait for compaction";
       ASSERT_TRUE(db_->WaitForCompaction().ok()) << Where();
+    } else if (r < 9982) {
+      ASSERT_NO_FATAL_FAILURE(DoIngest());
+    } else if (r < 9985) {
+      ASSERT_NO_FATAL_FAILURE(DoCheckpoint());
     } else {
       ASSERT_NO_FATAL_FAILURE(Reopen());
     }
@@ -397,16 +486,23 @@ TEST(ModelTest, InMemoryEnv) {
 
 // Tiny files and blocks: many outputs per compaction, so file boundaries
 // fall between the versions of hot keys that snapshots keep.
-TEST(ModelTest, TinyFiles) {
-  const uint64_t seed = test::TestSeed(4242);
-  const int ops = OpsFromEnv(kOps) / 2;
-  std::printf("ModelTest.TinyFiles: seed %llu, %d ops\n",
-              static_cast<unsigned long long>(seed), ops);
+// Files of a few blocks and a small level 1: many files, levels and
+// compactions from few operations.
+Options TinyFileSizes() {
   Options sizes;
   sizes.write_buffer_size = 16 << 10;
   sizes.max_bytes_for_level_base = 10 * sizes.write_buffer_size;
   sizes.max_file_size = 4 << 10;
   sizes.block_size = 256;
+  return sizes;
+}
+
+TEST(ModelTest, TinyFiles) {
+  const uint64_t seed = test::TestSeed(4242);
+  const int ops = OpsFromEnv(kOps) / 2;
+  std::printf("ModelTest.TinyFiles: seed %llu, %d ops\n",
+              static_cast<unsigned long long>(seed), ops);
+  Options sizes = TinyFileSizes();
   std::unique_ptr<Env> env = NewMemEnv();
   ModelRunner runner(seed, env.get(), "/model", sizes, /*key_space=*/1000);
   runner.Run(ops);
@@ -432,12 +528,8 @@ TEST(ModelTest, NumericSuffixComparatorTinyFiles) {
   const int ops = OpsFromEnv(30000) / 3;
   std::printf("ModelTest.NumericSuffixComparatorTinyFiles: seed %llu, %d ops\n",
               static_cast<unsigned long long>(seed), ops);
-  Options sizes;
+  Options sizes = TinyFileSizes();
   sizes.comparator = test::NumericSuffixComparator();
-  sizes.write_buffer_size = 16 << 10;
-  sizes.max_bytes_for_level_base = 10 * sizes.write_buffer_size;
-  sizes.max_file_size = 4 << 10;
-  sizes.block_size = 256;
   std::unique_ptr<Env> env = NewMemEnv();
   ModelRunner runner(seed, env.get(), "/model", sizes, /*key_space=*/1000);
   runner.Run(ops);

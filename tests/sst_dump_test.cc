@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "sift/db.h"
 #include "sift/env.h"
 #include "sift/sst_file_writer.h"
 #include "table/table_reader.h"
@@ -133,6 +134,46 @@ TEST_F(SstDumpTest, PropertiesShowTheFilterAndItsExpectedRate) {
   EXPECT_NE(r.out.find("  filter policy name: N/A\n"), std::string::npos);
   EXPECT_NE(r.out.find("  filter fp chance: 1 (no filter)\n"),
             std::string::npos);
+}
+
+TEST_F(SstDumpTest, ShowsTheFilterTheDatabaseUsesForATable) {
+  const std::string db_dir = dir_ + "/db";
+  Options options;
+  options.create_if_missing = true;
+  {
+    auto db = DB::Open(options, db_dir);
+    ASSERT_TRUE(db.ok()) << db.status();
+    for (int i = 0; i < 500; ++i) {
+      ASSERT_TRUE((*db)->Put(WriteOptions(), Key(i), Value(i)).ok());
+    }
+    ASSERT_TRUE((*db)->Flush().ok());
+  }
+  std::string table;
+  for (const auto& entry : std::filesystem::directory_iterator(db_dir)) {
+    if (entry.path().extension() == ".sst") table = entry.path();
+  }
+  ASSERT_FALSE(table.empty());
+  CommandResult r = Dump("--file=" + table + " --show_properties");
+  EXPECT_NE(r.out.find("filter in use: the table's own"), std::string::npos)
+      << r.out;
+  options.create_if_missing = false;
+  options.bloom_filter_fp_chance = 0.001;
+  {
+    auto db = DB::Open(options, db_dir);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE((*db)->RebuildFilters().ok());
+  }
+  r = Dump("--file=" + table + " --show_properties");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("filter in use: replacement filter file (blocked"),
+            std::string::npos)
+      << r.out;
+  // Outside its database the table is read with its own filter.
+  const std::string copy = dir_ + "/copy.sst";
+  std::filesystem::copy_file(table, copy);
+  r = Dump("--file=" + copy + " --show_properties");
+  EXPECT_NE(r.out.find("filter in use: the table's own"), std::string::npos)
+      << r.out;
 }
 
 TEST_F(SstDumpTest, ScanPrintsEntriesWithoutCuttingAtNul) {

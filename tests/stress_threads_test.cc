@@ -26,9 +26,9 @@
 namespace sift::test {
 namespace {
 
-// Writes per writer and round under ctest; a sanitizer build does a sixth
+// Writes per writer and round under ctest; a sanitizer build does a third
 // (ThreadSanitizer costs 5-15x per operation).
-constexpr int kCtestWrites = SanitizerScaled(1500, 6);
+constexpr int kCtestWrites = SanitizerScaled(1500, 3);
 
 Options SmallSizes() {
   Options o;

@@ -77,6 +77,11 @@ absl::Status GetProperty(const Args& args);
 absl::Status ListColumnFamilies(const Args& args);
 absl::Status CheckConsistency(const Args& args);
 absl::Status Repair(const Args& args);
+absl::Status Checkpoint(const Args& args);
+absl::Status IngestExternSst(const Args& args);
+
+// ---- filters (ldb_filters.cc)
+absl::Status RebuildFilters(const Args& args);
 
 // ---- the MANIFEST and its files (ldb_files.cc)
 absl::Status ApproxSize(const Args& args);

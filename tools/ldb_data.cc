@@ -203,6 +203,50 @@ absl::Status Compact(const Args& a) {
   return absl::OkStatus();
 }
 
+// As RocksDB's ldb: "OK" on stdout once the checkpoint is complete.
+absl::Status Checkpoint(const Args& a) {
+  const std::optional<std::string> dir = a.Option("checkpoint_dir");
+  if (!dir.has_value() || dir->empty()) {
+    return absl::InvalidArgumentError(
+        "--checkpoint_dir=<dir> must be specified for checkpoint");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  const absl::Status s = db->CreateCheckpoint(*dir);
+  if (!s.ok()) return absl::Status(s.code(), StatusText(s));
+  std::printf("OK\n");
+  return absl::OkStatus();
+}
+
+// RocksDB's boolean options: --name, or --name=true|false.
+absl::StatusOr<bool> BoolArg(const Args& a, const std::string& name,
+                             bool fallback) {
+  if (a.Flag(name)) return true;
+  const std::optional<std::string> v = a.Option(name);
+  if (!v.has_value()) return fallback;
+  if (*v == "true" || *v == "1") return true;
+  if (*v == "false" || *v == "0") return false;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", name, " must be true or false, got '", *v, "'"));
+}
+
+// As RocksDB's ldb: "external SST files ingested" once done (on stderr,
+// where RocksDB prints a command's result; stdout stays empty).
+absl::Status IngestExternSst(const Args& a) {
+  IngestOptions o;
+  ASSIGN_OR_RETURN(o.move_files, BoolArg(a, "move_files", false));
+  ASSIGN_OR_RETURN(o.allow_blocking_flush,
+                   BoolArg(a, "allow_blocking_flush", true));
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  const absl::Status s = db->IngestExternalFiles({a.params[0]}, o);
+  if (!s.ok()) {
+    return absl::Status(
+        s.code(),
+        absl::StrCat("failed to ingest external SST: ", StatusText(s)));
+  }
+  std::fprintf(stderr, "external SST files ingested\n");
+  return absl::OkStatus();
+}
+
 // RocksDB's ldb prints "OK" for a repair that succeeded; what was kept and
 // set aside goes to stderr, so scripts reading stdout see RocksDB's form.
 absl::Status Repair(const Args& a) {

@@ -24,8 +24,6 @@
 #include "db/log_reader.h"
 #include "db/version_edit.h"
 #include "sift/env.h"
-#include "table/block.h"
-#include "table/format.h"
 #include "table/internal_key.h"
 #include "tools/ldb.h"
 #include "tools/sst_dump.h"
@@ -217,39 +215,15 @@ std::string ManifestText(const Manifest& m, bool verbose, bool hex) {
 }
 
 // Where the data for user keys >= key starts in the table at path, as a
-// byte offset: RocksDB's ApproximateOffsetOf, from the table's index (the
-// offset of the first data block whose last key is >= key; the file size
-// when no block is). The engine has no GetApproximateSizes, so approxsize
-// sums these.
+// byte offset (Table::ApproximateOffsetOf, which DB::GetApproximateSizes
+// sums too; approxsize reads the files itself so that it needs no DB).
 absl::StatusOr<uint64_t> OffsetOf(const std::string& path,
                                   std::string_view key) {
   absl::StatusOr<sst_dump::SstFile> f = sst_dump::OpenSst(path);
   if (!f.ok()) return Failed(f.status());
-  const Table& t = *f->table;
-  BlockHandle index;
-  for (const Table::BlockInfo& b : t.Blocks()) {
-    if (b.kind == "index") index = b.handle;
-  }
-  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
-                   Env::Default()->NewRandomAccessFile(path));
-  BlockContents contents;
-  RETURN_IF_ERROR(ReadBlock(*file, path, index, &contents));
-  Block block(std::move(contents));
-  RETURN_IF_ERROR(block.status());
-  std::unique_ptr<Iterator> it =
-      block.NewIterator(KeyComparator::Internal(BytewiseComparator()));
   std::string target;
   AppendInternalKey(&target, key, kMaxSequenceNumber, kValueTypeForSeek);
-  it->Seek(target);
-  RETURN_IF_ERROR(it->status());
-  if (!it->Valid()) return t.file_size();
-  std::string_view v = it->value();
-  BlockHandle h;
-  if (!h.DecodeFrom(&v)) {
-    return absl::DataLossError(
-        absl::StrCat("Corruption: ", path, ": bad block handle in the index"));
-  }
-  return h.offset;
+  return f->table->ApproximateOffsetOf(target);
 }
 
 // OffsetOf for a live file, without opening it when its key range alone

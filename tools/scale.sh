@@ -9,11 +9,19 @@
 # positives the 8 MiB block cache did not already hold).
 #
 #   tools/scale.sh                       # 1M and 10M keys, 300k reads
+#   tools/scale.sh --30m                 # and 30M keys (~2 GB on disk, the
+#                                        # fill alone takes minutes)
 #   SIZES="1000000 4000000" READS=100000 tools/scale.sh
 # The table is also saved as ${PLOT_DATA:-build/plots}/scale.txt, where
 # tools/plot.sh (and tools/bench.sh) draw it from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+large=
+case "${1:-}" in
+  "") ;;
+  --30m) large=30000000 ;;
+  *) echo "usage: tools/scale.sh [--30m]" >&2; exit 2 ;;
+esac
 
 tools/setup.sh
 build=${BUILD_DIR:-build}
@@ -21,6 +29,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2 --target db_bench
 
 SIZES=${SIZES:-"1000000 10000000"}
+[ -z "$large" ] || SIZES="$SIZES $large"
 READS=${READS:-300000}
 FP=${FP:-0.01}
 out=$(mktemp -d /tmp/siftdb-scale.XXXXXX)

@@ -25,7 +25,9 @@ struct SstFile {
 };
 
 // NotFound for a missing file; DataLoss for one that is not an SSTable or is
-// damaged where Open looks (footer, metaindex, properties, index).
+// damaged where Open looks (footer, metaindex, properties, index). A table
+// in a database directory is opened with the filter the database uses for
+// it: its replacement filter, if the MANIFEST records a readable one.
 absl::StatusOr<SstFile> OpenSst(const std::string& path);
 
 // Bytes for printing: upper-case hex with output_hex, else printable ASCII

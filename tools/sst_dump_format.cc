@@ -2,11 +2,16 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "db/filename.h"
+#include "db/filter_rebuild.h"
+#include "db/log_reader.h"
+#include "db/version_edit.h"
 #include "sift/env.h"
 #include "table/block.h"
 #include "table/format.h"
@@ -16,6 +21,59 @@
 
 namespace sift::sst_dump {
 
+namespace {
+
+// The bytes of the replacement filter the database around `path` records
+// for it (db/FORMAT.md, "Filter files"): only when path is a table file in
+// a directory with a CURRENT, whose MANIFEST names a readable replacement.
+// Otherwise nothing, and the table's own filter is shown -- as the DB
+// itself falls back to it.
+std::optional<std::string> ActiveReplacementFilter(Env* env,
+                                                   const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : path.substr(0, slash);
+  uint64_t number, manifest_number;
+  FileType type;
+  std::string current, contents;
+  if (!ParseFileName(path.substr(slash + 1), &number, &type) ||
+      type != FileType::kTable ||
+      !ReadFileToString(env, CurrentFileName(dir), &current).ok() ||
+      current.empty() ||
+      !ParseFileName(std::string_view(current).substr(0, current.size() - 1),
+                     &manifest_number, &type) ||
+      type != FileType::kManifest) {
+    return std::nullopt;
+  }
+  const std::string manifest = ManifestFileName(dir, manifest_number);
+  if (!ReadFileToString(env, manifest, &contents).ok()) return std::nullopt;
+  // Replay the edits for this one file: removals before additions, as the
+  // DB applies an edit.
+  std::optional<ReplacementFilter> replacement;
+  log::Reader reader = log::Reader::ForManifest(contents, manifest);
+  std::string_view record;
+  std::string scratch;
+  while (reader.ReadRecord(&record, &scratch)) {
+    VersionEdit edit;
+    if (!edit.DecodeFrom(record).ok()) return std::nullopt;
+    for (const auto& [level, n] : edit.deleted_files_) {
+      if (n == number) replacement.reset();
+    }
+    for (const auto& [level, f] : edit.new_files_) {
+      if (f->number == number) {
+        replacement = f->facts ? f->facts->replacement : std::nullopt;
+      }
+    }
+  }
+  if (!replacement.has_value()) return std::nullopt;
+  absl::StatusOr<std::string> bytes =
+      ReadFilterFile(env, dir, number, *replacement);
+  if (!bytes.ok()) return std::nullopt;
+  return *std::move(bytes);
+}
+
+}  // namespace
+
 absl::StatusOr<SstFile> OpenSst(const std::string& path) {
   Env* env = Env::Default();
   ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));
@@ -24,8 +82,13 @@ absl::StatusOr<SstFile> OpenSst(const std::string& path) {
   SstFile f;
   f.path = path;
   f.cache = std::make_unique<BlockCache>(size_t{8} << 20);
-  ASSIGN_OR_RETURN(f.table, Table::Open(path, std::move(file), size,
-                                        f.cache.get(), BytewiseComparator()));
+  const std::optional<std::string> replacement =
+      ActiveReplacementFilter(env, path);
+  std::optional<std::string_view> view;
+  if (replacement.has_value()) view = *replacement;
+  ASSIGN_OR_RETURN(f.table,
+                   Table::Open(path, std::move(file), size, f.cache.get(),
+                               BytewiseComparator(), 0, view));
   return f;
 }
 
@@ -93,6 +156,13 @@ void AppendFilter(const Table& table, std::string* s) {
   line("# entries for filter", p.filter_num_keys);
   line("filter bits per key", absl::StrFormat("%.3f", p.filter_bits_per_key));
   line("filter probes", p.filter_num_probes);
+  // The filter reads use: a replacement filter the DB records for this
+  // table (db/FORMAT.md, "Filter files") in place of its own.
+  line("filter in use",
+       table.filter_is_replacement()
+           ? absl::StrFormat("replacement filter file (%s, %.3f bits/key)",
+                             FilterLayoutName(f.layout()), f.bits_per_key())
+           : std::string(table.has_filter() ? "the table's own" : "none"));
   if (table.has_filter()) {
     line("filter bits", f.num_bits());
     // The layout's model at the filter's own bits per key and probes: what

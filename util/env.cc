@@ -6,9 +6,15 @@
 #include <string>
 #include <string_view>
 
+#include "absl/strings/str_cat.h"
 #include "util/status_macros.h"
 
 namespace sift {
+
+absl::Status Env::LinkFile(const std::string& from, const std::string& to) {
+  return absl::UnimplementedError(
+      absl::StrCat("link ", from, " to ", to, ": this Env cannot link files"));
+}
 
 absl::Status ReadFileToString(Env* env, const std::string& path,
                               std::string* data) {

@@ -345,6 +345,15 @@ class PosixEnv final : public Env {
     return absl::OkStatus();
   }
 
+  absl::Status LinkFile(const std::string& from,
+                        const std::string& to) override {
+    if (::link(from.c_str(), to.c_str()) != 0) {
+      const int err = errno;  // before StrCat, which may allocate
+      return PosixError("link", absl::StrCat(from, " to ", to), err);
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CreateDir(const std::string& dir) override {
     if (::mkdir(dir.c_str(), 0755) == 0) return absl::OkStatus();
     int err = errno;

@@ -227,6 +227,20 @@ class MemEnv final : public Env {
   absl::Status RenameFile(const std::string& from,
                           const std::string& to) override;
 
+  absl::Status LinkFile(const std::string& from,
+                        const std::string& to) override {
+    MutexLock l(&mu_);
+    const std::string what = absl::StrCat(from, " to ", to);
+    auto it = files_.find(Normalize(from));
+    if (it == files_.end()) return MemError("link", what, ENOENT);
+    const std::string dst = Normalize(to);
+    if (files_.count(dst) > 0 || IsDirLocked(dst)) {
+      return MemError("link", what, EEXIST);
+    }
+    files_[dst] = it->second;  // one FileData, two names: a hard link
+    return absl::OkStatus();
+  }
+
   absl::Status CreateDir(const std::string& dir) override {
     MutexLock l(&mu_);
     std::string p = Normalize(dir);

@@ -44,6 +44,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
 #include "sift/statistics.h"
@@ -55,6 +56,24 @@ namespace sift {
 class Snapshot {
  protected:
   virtual ~Snapshot() = default;
+};
+
+// The user keys k with start <= k < limit (none when limit <= start).
+struct Range {
+  std::string_view start;
+  std::string_view limit;
+};
+
+// What DB::GetApproximateSizes counts (RocksDB's SizeApproximationOptions).
+// At least one of the two must be true.
+struct SizeApproximationOptions {
+  // Count the bytes of table files holding the range. Default: true.
+  bool include_files = true;
+  // Also count the bytes of keys and values the memtables hold in the range
+  // (counted exactly, by walking those entries: the cost grows with the
+  // entries in range, at most a write buffer's worth). Default: false, as
+  // LevelDB, which counts files only.
+  bool include_memtables = false;
 };
 
 class DB {
@@ -75,7 +94,10 @@ class DB {
   // create_if_missing and error_if_exists do not apply: a missing database
   // is FailedPrecondition, and nothing is created. Put, Delete, Write, Flush
   // and CompactRange return FailedPrecondition; WaitForCompaction returns
-  // OK at once (there is no background work).
+  // OK at once (there is no background work). A writer that retires a log
+  // or a MANIFEST while the open reads them makes it start over (up to 20
+  // times, pausing a little longer each time); if the directory changed
+  // during every attempt, the result is Unavailable naming the last error.
   static absl::StatusOr<std::unique_ptr<DB>> OpenForReadOnly(
       const Options& options, const std::string& path);
 
@@ -123,6 +145,25 @@ class DB {
   virtual absl::Status Get(const ReadOptions& options, std::string_view key,
                            std::string* value) = 0;
 
+  // Get for every key of a batch, through one consistent view: all keys
+  // are read at one sequence (options.snapshot's, or the latest when the
+  // call starts), so a batch never sees part of another thread's Write.
+  // Returns one status per key, in order; statuses[i] and (*values)[i] are
+  // what Get(options, keys[i], ...) returns at that sequence: OK with the
+  // value, NotFound with an empty value, or an error (corruption, I/O) that
+  // fails only the keys it touched. Afterwards values->size() ==
+  // keys.size(); whatever *values held before is replaced. Keys may repeat
+  // and come in any order; an empty batch returns an empty vector.
+  //
+  // Cheaper per key than a loop of Get: each key is hashed once, each file
+  // in the keys' path is asked once for all the keys in its range (their
+  // filter probes overlapping in memory), and keys served by one data
+  // block read it once. Statistics count every key as Get would, except
+  // that a data block shared by several keys counts as one block read.
+  virtual std::vector<absl::Status> MultiGet(
+      const ReadOptions& options, absl::Span<const std::string_view> keys,
+      std::vector<std::string>* values) = 0;
+
   // An iterator over the DB's user keys (initially unpositioned). It sees
   // the state at its creation (or at options.snapshot) and keeps the files
   // it reads alive until destroyed. REQUIRES: destroyed before the DB.
@@ -153,9 +194,18 @@ class DB {
   //                               number of files per level
   //   sift.levels                 per level: files, bytes, target bytes, and
   //                               the fp chances its files were built with
-  //   sift.filter-stats           per-level filter counters and observed FP
-  //                               rate, a "mem" row for the memtable
-  //                               filters, and the total
+  //   sift.filter-stats           per level: filter counters, observed FP
+  //                               rate, the fp chances its filters were
+  //                               built for, their bits per key (bodies)
+  //                               and bytes (the filters' memory); a "mem"
+  //                               row for the memtable filters, and the
+  //                               total (with the options' fp chance or
+  //                               "budget:<bits per key>")
+  //   sift.filter-bytes           bytes of the filters reads use, over all
+  //                               live files (replacement filters in place
+  //                               of the ones they replace), from the
+  //                               files' recorded facts
+  //   sift.filter-keys            the keys those filters hold
   //   sift.num-files-at-level<N>  the number of files at level N (0..6)
   //   sift.memory                 bytes in memtables, filters, indexes and
   //                               the block cache; number of open tables
@@ -165,6 +215,21 @@ class DB {
   //                               and records replayed, damaged records and
   //                               bytes dropped (Options::wal_recovery_mode)
   virtual std::optional<std::string> GetProperty(std::string_view name) = 0;
+
+  // For each range, about how many bytes of storage its keys take, as
+  // LevelDB's and RocksDB's GetApproximateSizes: a table file wholly inside
+  // the range counts whole (data, filter and index), one the range cuts
+  // counts the bytes between the data blocks where its bounds fall (from
+  // the in-memory index: no data block is read). So the sizes of adjacent
+  // ranges add up, granularity is a block, and data written since the last
+  // flush counts only with options.include_memtables. Sizes are of
+  // compressed, on-disk bytes and include entries that snapshots or
+  // pending compaction keep (old versions, tombstones). InvalidArgument if
+  // options includes neither files nor memtables; the error of a table
+  // that cannot be opened.
+  virtual absl::StatusOr<std::vector<uint64_t>> GetApproximateSizes(
+      const SizeApproximationOptions& options,
+      absl::Span<const Range> ranges) = 0;
 
   // The counters, in total and per level.
   virtual Statistics GetStatistics() = 0;
@@ -179,6 +244,70 @@ class DB {
   // again later. A DataLoss error (a damaged file) is not cleared: it is
   // returned as is. Blocks while it flushes.
   virtual absl::Status Resume() = 0;
+
+  // Makes dir (which must not exist: InvalidArgument naming it) a database
+  // that opens on its own, read-write, holding exactly this DB's state at
+  // one moment: every write acknowledged before the call, none begun after
+  // it. Tables are hard links when dir is on the same file system (nearly
+  // free, and safe: tables are never modified) and copies otherwise; the
+  // write-ahead logs not yet in tables are copied up to their length at
+  // that moment, so the call costs about one memtable's worth of copying
+  // and never flushes. Writes and reads go on meanwhile: they wait only
+  // while the state is taken under the DB's lock (no I/O is done then).
+  // Everything in dir is synced before CURRENT is written, so a crash
+  // leaves either a complete checkpoint or a directory without CURRENT
+  // (not a database; delete it). On failure dir is removed again. If
+  // sequence is not null it receives the sequence number of the newest
+  // write the checkpoint holds (a snapshot taken when that was the newest
+  // sees the same data). FailedPrecondition on a DB opened read-only; the
+  // background error, if one has stopped writes.
+  virtual absl::Status CreateCheckpoint(const std::string& dir,
+                                        uint64_t* sequence = nullptr) = 0;
+
+  // Adds the SSTables at paths, written by SstFileWriter (keys strictly
+  // increasing, sequence 0), to the DB atomically, as RocksDB's
+  // IngestExternalFile: after the call either every entry of every file is
+  // in the DB or, on failure, none is -- also across a crash at any point.
+  // The files' entries are newer than every entry already in the DB: they
+  // all get one new sequence number, recorded for each file in the
+  // MANIFEST (db/FORMAT.md, "File facts"), so they shadow older values of
+  // their keys, and snapshots and iterators made before the call do not
+  // see them. Each file goes to the deepest level whose files, and those
+  // of every level above it, it does not overlap (level 0 if it overlaps
+  // a level-0 file), so a file of keys new to the DB skips compaction.
+  //
+  // Before anything changes, every block of every file is read and its
+  // checksum checked, every key is checked to be in order with sequence 0,
+  // and the files' ranges are checked not to overlap one another (paths
+  // may come in any order). Refused with nothing changed: a file that
+  // cannot be read or is damaged (DataLoss naming file and offset), files
+  // that overlap each other or a key out of order (InvalidArgument naming
+  // them), an empty list or an empty file (InvalidArgument). A file's
+  // filter is kept as it was built (its fp chance and layout may differ
+  // from the DB's options); CompactRange rewrites it with the current
+  // options, as for any other file.
+  //
+  // Writes wait while the files are put in place: behind a running
+  // compaction's end, and behind a memtable flush when a file overlaps
+  // the memtable (see IngestOptions::allow_blocking_flush). Reads go on.
+  // FailedPrecondition on a DB opened read-only; the background error, if
+  // one has stopped writes.
+  virtual absl::Status IngestExternalFiles(
+      const std::vector<std::string>& paths, const IngestOptions& options) = 0;
+
+  // Brings every live file's filter to what the options now call for
+  // (bloom_filter_fp_chance or the filter_bits_per_key_budget allocation,
+  // and the level's layout) without rewriting any data: each file whose
+  // filter is not current has its keys read once and a new filter written
+  // to a filter file of its own, which the MANIFEST then records as the
+  // file's replacement filter (db/FORMAT.md, "Filter files"). Writes about
+  // the new filters' size (at 1% -> 0.1%, ~1.6 bytes per key), not the
+  // data's. Crash-safe at every step: a file keeps its old filter until
+  // its new one is durable and recorded. Reads and writes go on meanwhile;
+  // a file compacted away mid-rebuild is skipped (its output already has a
+  // current filter). Files whose options call for no filter keep the one
+  // they have. Blocks until done; FailedPrecondition on a read-only DB.
+  virtual absl::Status RebuildFilters() = 0;
 };
 
 // What RepairDB kept and set aside.

@@ -106,6 +106,12 @@ class Env {
   virtual absl::Status RemoveDir(const std::string& dir) = 0;
   // Makes the directory's entries (creations, renames, removals) durable.
   virtual absl::Status SyncDir(const std::string& dir) = 0;
+  // Makes `to` a second name (hard link) of the existing file `from`: both
+  // names then share the same data. `to` must not exist (AlreadyExists).
+  // The new name is durable only after SyncDir of its directory. An Env
+  // that cannot link returns Unimplemented (the default), and a link across
+  // file systems fails with the OS's EXDEV error: callers copy instead.
+  virtual absl::Status LinkFile(const std::string& from, const std::string& to);
 
   // Takes an exclusive lock on path (creating the file if needed), also
   // against other processes. FailedPrecondition if someone holds it.
@@ -161,6 +167,10 @@ class EnvWrapper : public Env {
   }
   absl::Status SyncDir(const std::string& dir) override {
     return target_->SyncDir(dir);
+  }
+  absl::Status LinkFile(const std::string& from,
+                        const std::string& to) override {
+    return target_->LinkFile(from, to);
   }
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
       const std::string& path) override {

@@ -212,6 +212,23 @@ struct Options {
   // filter memory at p = 0.01.
   int bloom_before_level = 1;
 
+  // Filter memory as a budget instead of one fp chance: > 0 gives every new
+  // file the fp chance that minimizes the false file reads of a missing-key
+  // Get (summed over the filters it probes: each level-0 file and one file
+  // per deeper level) while all filters together take about this many bits
+  // per key (Monkey, Dayan et al. 2017; the math is in
+  // util/filter_budget.h). Each level-0 file and each deeper level gets a
+  // chance proportional to the keys it holds: tiny chances for small upper
+  // units, which cost few bits in total, and a little more than uniform for
+  // the bottom level (in util/filter_budget.h's example, 0.36x the false
+  // reads of uniform p at the same memory). The tree's shape is taken as
+  // each file is written, so the bits per key drift from the budget as the
+  // tree grows; DB::RebuildFilters re-tunes files whose chance is more than
+  // 2x off their level's allocation. When > 0, bloom_filter_fp_chance
+  // must keep its default (it is not used); the budget must be finite and
+  // >= 0. Default: 0, off (every file gets bloom_filter_fp_chance).
+  double filter_bits_per_key_budget = 0;
+
   // ---- Caching ----------------------------------------------------------
 
   // Read table files through shared memory maps (mmap) instead of pread.
@@ -257,6 +274,29 @@ struct WriteOptions {
   // concurrent writers share one sync through group commit.
   // Default: false.
   bool sync = false;
+};
+
+// Options for DB::IngestExternalFiles (RocksDB's IngestExternalFileOptions
+// names, for the two that apply).
+struct IngestOptions {
+  // false: each file is copied into the DB (and synced); the source files
+  // stay as they are.
+  // true: each file is hard-linked into the DB, which costs no copying,
+  // and the source name is removed once the ingest succeeded (a move); on
+  // failure the source files are left intact. Falls back to a copy where
+  // the file system cannot link (another file system, an Env without
+  // links). The files must be durable already (SstFileWriter::Finish syncs
+  // them), as a link does not sync them again.
+  // Default: false.
+  bool move_files = false;
+
+  // When a file's key range overlaps the memtable, the memtable has to be
+  // flushed first, so that the ingested entries, newer than every entry
+  // in the DB, end up above it.
+  // true: flush it (the ingest then waits for the flush; writes wait too).
+  // false: fail with InvalidArgument instead.
+  // Default: true.
+  bool allow_blocking_flush = true;
 };
 
 }  // namespace sift

@@ -37,7 +37,7 @@ enum Ticker : uint32_t {
   kMemtableHit,                  // sift.memtable.hit
   kMemtableMiss,                 // sift.memtable.miss
   kNumberKeysWritten,            // sift.number.keys.written
-  kNumberKeysRead,               // sift.number.keys.read (Get calls)
+  kNumberKeysRead,               // sift.number.keys.read (keys asked)
   kNumberKeysFound,              // sift.number.keys.found
   kBytesWritten,                 // sift.bytes.written (WAL bytes)
   kBytesRead,                    // sift.bytes.read (table bytes read)
@@ -52,6 +52,9 @@ enum Ticker : uint32_t {
   kMemtableFilterUseful,        // sift.memtable.filter.useful (walk skipped)
   kMemtableFilterPositive,      // sift.memtable.filter.positive
   kMemtableFilterTruePositive,  // sift.memtable.filter.true.positive
+  // DB::RebuildFilters: replacement filters recorded, and their files' bytes.
+  kFilterRebuilds,             // sift.filter.rebuild.count
+  kFilterRebuildBytesWritten,  // sift.filter.rebuild.write.bytes
   kNumTickers
 };
 

@@ -41,6 +41,11 @@ class WriteBatch {
   // InvalidArgument naming both keys. Both keys are limited to kMaxKeySize.
   void DeleteRange(std::string_view begin, std::string_view end);
 
+  // Adds source's entries after this batch's, as LevelDB's Append. If
+  // source refused an entry, this batch takes its status(), so DB::Write
+  // refuses it too.
+  void Append(const WriteBatch& source);
+
   // OK, or the error that stopped the batch accepting entries.
   const absl::Status& status() const { return status_; }
   // Removes every entry and clears status().

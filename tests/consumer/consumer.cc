@@ -9,8 +9,8 @@
 // 2. SstFileWriter -> SstFileReader round trip of a few thousand keys: the
 //    properties (fp chance, filter keys, entries), every Get, both
 //    iteration directions, absent keys, VerifyChecksum.
-// 3. DB: open (create), put, delete, get, flush, close, reopen, get again,
-//    iterate; then DestroyDB.
+// 3. DB: open (create), put, delete, get, flush, close, reopen, get and
+//    MultiGet again, iterate; then DestroyDB.
 
 #include <cstdint>
 #include <cstdio>
@@ -178,6 +178,25 @@ void CheckDb(const std::string& dir) {
     }
   }
   Check(wrong == 0, "every key reads back after reopen");
+  // The same keys as one MultiGet batch.
+  std::vector<std::string> batch;
+  for (int i = 0; i < kKeys; ++i) batch.push_back(Key(i));
+  const std::vector<std::string_view> keys(batch.begin(), batch.end());
+  std::vector<std::string> values;
+  const std::vector<absl::Status> statuses =
+      (*db)->MultiGet(sift::ReadOptions(), keys, &values);
+  wrong = statuses.size() == keys.size() && values.size() == keys.size()
+              ? 0
+              : kKeys;
+  for (size_t i = 0; wrong == 0 && i < keys.size(); ++i) {
+    const bool deleted = i % 3 == 0;
+    if (deleted
+            ? !absl::IsNotFound(statuses[i])
+            : !statuses[i].ok() || values[i] != Value(static_cast<int>(i))) {
+      ++wrong;
+    }
+  }
+  Check(wrong == 0, "MultiGet of every key after reopen");
   Check((*db)->Get(sift::ReadOptions(), "last", &value).ok() &&
             value == "in the log",
         "a write only in the WAL survives reopen");

@@ -1,6 +1,7 @@
 # Run by ctest: install the built library into a scratch prefix, then
 # configure, build and run tests/consumer and the README's examples/
-# against the installed package.
+# against the installed package, and build the LevelDB C API consumer a
+# second time as a LevelDB user would, with only -I, -L and -l.
 # A sanitizer build passes its -fsanitize flags to the consumer, so the
 # consumer is instrumented the same way; a SIFT_FUZZ build also builds the
 # public-API fuzz target against the install and runs it on the seeds.
@@ -17,10 +18,19 @@ function(run)
 endfunction()
 
 set(extra)
+set(san_flags)
+set(san_c_link)
 if(SIFT_SANITIZE)
+  set(san_flags -fsanitize=${SIFT_SANITIZE} -fno-omit-frame-pointer
+                -fno-sanitize-recover=all)
+  list(JOIN san_flags " " san_flags_text)
+  # A C program linking the instrumented C++ library (libsiftdb_leveldb_c)
+  # needs the sanitizers' C++ runtime, which the C driver leaves out.
+  set(san_c_link -fsanitize-link-c++-runtime -lstdc++)
   list(APPEND extra
-       "-DCMAKE_CXX_FLAGS=-fsanitize=${SIFT_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all"
-       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SIFT_SANITIZE}")
+       "-DCMAKE_CXX_FLAGS=${san_flags_text}"
+       "-DCMAKE_C_FLAGS=${san_flags_text}"
+       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SIFT_SANITIZE} -fsanitize-link-c++-runtime -lstdc++")
 endif()
 if(SIFT_FUZZ)
   list(APPEND extra -DSIFT_CONSUMER_FUZZ=ON)
@@ -48,9 +58,23 @@ foreach(lib ${installed_libs})
 endforeach()
 run(${CMAKE_COMMAND} -S ${SIFT_CONSUMER_SRC} -B ${build}
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${SIFT_CXX}
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo ${extra})
+    -DCMAKE_C_COMPILER=${SIFT_CC} -DCMAKE_BUILD_TYPE=RelWithDebInfo ${extra})
 run(${CMAKE_COMMAND} --build ${build} -j2)
 run(${build}/consumer ${build}/scratch)
+run(${build}/leveldb_consumer ${build}/leveldb-scratch)
+
+# The same program as a LevelDB user builds it: <leveldb/c.h> from
+# -I<prefix>/include/sift, and -lsiftdb_leveldb_c alone.
+file(GLOB_RECURSE leveldb_lib ${prefix}/*libsiftdb_leveldb_c.so)
+if(NOT leveldb_lib)
+  message(FATAL_ERROR "no libsiftdb_leveldb_c.so under ${prefix}")
+endif()
+get_filename_component(libdir ${leveldb_lib} DIRECTORY)
+run(${SIFT_CC} -std=c11 -Wall -Werror ${san_flags}
+    -I${prefix}/include/sift ${SIFT_CONSUMER_SRC}/leveldb_consumer.c
+    -L${libdir} -lsiftdb_leveldb_c -Wl,-rpath,${libdir} ${san_c_link}
+    -o ${build}/leveldb_consumer_cc)
+run(${build}/leveldb_consumer_cc ${build}/leveldb-scratch-cc)
 
 # The examples the README quotes, exactly as a user builds them.
 run(${CMAKE_COMMAND} -S ${SIFT_EXAMPLES_SRC} -B ${examples}

@@ -60,6 +60,8 @@ const char* FaultOpName(FaultOp op) {
       return "open";
     case FaultOp::kRead:
       return "read";
+    case FaultOp::kLink:
+      return "link";
   }
   return "?";
 }
@@ -433,6 +435,21 @@ absl::Status FaultInjectionEnv::CreateDir(const std::string& dir) {
 absl::Status FaultInjectionEnv::RemoveDir(const std::string& dir) {
   RETURN_IF_ERROR(CheckActive("rmdir", dir));
   return target()->RemoveDir(dir);
+}
+
+absl::Status FaultInjectionEnv::LinkFile(const std::string& from,
+                                         const std::string& to) {
+  RETURN_IF_ERROR(CheckActive("link", from));
+  RETURN_IF_ERROR(MaybeFail(FaultOp::kLink, from, to));
+  MutexLock l(&mu_);
+  std::optional<Durable> old_to;
+  if (pending_.count(to) == 0) old_to = DurableStateLocked(to);
+  RETURN_IF_ERROR(target()->LinkFile(from, to));
+  if (old_to.has_value()) pending_.emplace(to, *std::move(old_to));
+  // One inode, two names: what a Sync through either makes durable.
+  auto it = tracked_.find(from);
+  if (it != tracked_.end()) tracked_[to] = it->second;
+  return absl::OkStatus();
 }
 
 absl::Status FaultInjectionEnv::SyncDir(const std::string& dir) {

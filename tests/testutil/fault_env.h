@@ -9,13 +9,14 @@
 //    file truncates it, so 0 bytes are synced. Files never opened for writing
 //    through this env are assumed durable as they are.
 //  - Directory entries: a name created (by NewWritableFile of a missing
-//    file, or as the destination of a rename)
+//    file, as the destination of a rename, or by LinkFile)
 //    becomes durable only at the next successful SyncDir of its parent
 //    directory. A crash before that restores the name's state at that point:
 //    a new file disappears; a file replaced by a rename comes back with its
 //    old durable contents (the replaced contents are kept in memory until
 //    the SyncDir, so renaming over big files costs memory). The renamed
-//    source name is gone at once.
+//    source name is gone at once. A link shares its source's data, and so
+//    its synced length.
 //  - Removals (RemoveFile, and the source name of a rename) are durable at
 //    once. A real file system may bring a removed file back after a crash;
 //    a DB only removes files it no longer needs, so that case is harmless
@@ -65,6 +66,7 @@ enum class FaultOp {
   kSyncDir,  // SyncDir; matched against the directory path
   kOpen,     // NewSequentialFile, NewRandomAccessFile
   kRead,     // SequentialFile::Read/Skip, RandomAccessFile::Read
+  kLink,     // LinkFile; the substring may match either name
 };
 
 // The operation's name as injected errors spell it ("append", "sync", ...).
@@ -142,6 +144,8 @@ class FaultInjectionEnv : public EnvWrapper {
   absl::Status CreateDir(const std::string& dir) override;
   absl::Status RemoveDir(const std::string& dir) override;
   absl::Status SyncDir(const std::string& dir) override;
+  absl::Status LinkFile(const std::string& from,
+                        const std::string& to) override;
 
  private:
   class Writer;

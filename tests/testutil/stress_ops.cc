@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "tests/testutil/model_checks.h"
 #include "util/random.h"
 #include "util/status_macros.h"
@@ -56,7 +57,7 @@ constexpr uint32_t kNumFaults = sizeof(kFaults) / sizeof(kFaults[0]);
 const char* KindName(StressOp::Kind k) {
   static constexpr const char* kNames[] = {
       "write", "get",     "scan",   "seekwalk", "snapshot", "release",
-      "flush", "compact", "reopen", "crash",    "fault"};
+      "flush", "compact", "reopen", "crash",    "fault",    "multiget"};
   return kNames[k];
 }
 
@@ -78,6 +79,10 @@ std::string StressOp::ToString() const {
     case kGet:
       absl::StrAppend(&s, " ", key, flag ? " @snapshot " : "",
                       flag ? absl::StrCat(n) : "");
+      break;
+    case kMultiGet:
+      absl::StrAppend(&s, " [", absl::StrJoin(keys, " "), "]",
+                      flag ? " @snapshot " : "", flag ? absl::StrCat(n) : "");
       break;
     case kScan:
       absl::StrAppend(&s, flag ? " forward" : " backward");
@@ -146,9 +151,16 @@ std::vector<StressOp> GenerateStressOps(uint64_t seed, int n) {
       op.kind = StressOp::kCrash;
     } else if (r < 965) {
       op.kind = StressOp::kFault;
-    } else {
+    } else if (r < 980) {
       op.kind = StressOp::kGet;
       op.key = RandomKey(&rnd);
+    } else {
+      op.kind = StressOp::kMultiGet;
+      const int k = 1 + static_cast<int>(rnd.Uniform(12));
+      for (int j = 0; j < k; ++j) {
+        op.keys.push_back(j > 0 && rnd.OneIn(5) ? op.keys[0] : RandomKey(&rnd));
+      }
+      op.flag = rnd.OneIn(3);
     }
     ops.push_back(std::move(op));
   }
@@ -215,6 +227,8 @@ absl::Status StressRunner::Apply(const StressOp& op) {
       return Write(op.batch, op.sync);
     case StressOp::kGet:
       return Get(op);
+    case StressOp::kMultiGet:
+      return MultiGet(op);
     case StressOp::kScan:
       return Scan(op.flag);
     case StressOp::kSeekWalk:
@@ -271,12 +285,41 @@ absl::Status StressRunner::Write(const WriteOps& ops, bool sync) {
 absl::Status StressRunner::Get(const StressOp& op) {
   const Snap* snap =
       op.flag && !snaps_.empty() ? &snaps_[op.n % snaps_.size()] : nullptr;
-  const Model& m = snap != nullptr ? snap->model : model_;
   ReadOptions ro;
   ro.snapshot = snap != nullptr ? snap->snapshot : nullptr;
   std::string v;
   const absl::Status s = db_->Get(ro, op.key, &v);
-  auto it = m.find(op.key);
+  return CheckRead(snap != nullptr ? snap->model : model_, op.key, s, v);
+}
+
+absl::Status StressRunner::MultiGet(const StressOp& op) {
+  const Snap* snap =
+      op.flag && !snaps_.empty() ? &snaps_[op.n % snaps_.size()] : nullptr;
+  ReadOptions ro;
+  ro.snapshot = snap != nullptr ? snap->snapshot : nullptr;
+  const std::vector<std::string_view> keys(op.keys.begin(), op.keys.end());
+  std::vector<std::string> values(3, "stale");  // a reused vector
+  const std::vector<absl::Status> statuses = db_->MultiGet(ro, keys, &values);
+  if (statuses.size() != keys.size() || values.size() != keys.size()) {
+    return absl::InternalError(absl::StrCat(
+        "MultiGet of ", keys.size(), " keys returned ", statuses.size(),
+        " statuses and ", values.size(), " values"));
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const absl::Status s = CheckRead(snap != nullptr ? snap->model : model_,
+                                     op.keys[i], statuses[i], values[i]);
+    if (!s.ok())
+      return absl::Status(s.code(), absl::StrCat("key ", i, " (", op.keys[i],
+                                                 "): ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+// What a read of key returned (s, v) against what model m holds for it.
+absl::Status StressRunner::CheckRead(const Model& m, const std::string& key,
+                                     const absl::Status& s,
+                                     const std::string& v) {
+  auto it = m.find(key);
   if (it == m.end()) {
     if (absl::IsNotFound(s)) return absl::OkStatus();
     return absl::InternalError(

@@ -45,10 +45,12 @@ struct StressOp {
     kReopen,    // close, reopen with options drawn from seed n
     kCrash,     // machine crash: unsynced data dropped, reopen
     kFault,     // inject fault n, write until it fails, recover
+    kMultiGet,  // keys (repeats allowed), through snapshot n % live (if flag)
   };
   Kind kind;
   std::string key, key2;
   WriteOps batch;
+  std::vector<std::string> keys;  // kMultiGet
   bool sync = false;
   bool flag = false;  // kFault: recover by Resume (else reopen)
   uint32_t n = 0;
@@ -94,6 +96,9 @@ class StressRunner {
   absl::Status Apply(const StressOp& op);
   absl::Status Write(const WriteOps& ops, bool sync);
   absl::Status Get(const StressOp& op);
+  absl::Status MultiGet(const StressOp& op);
+  static absl::Status CheckRead(const Model& m, const std::string& key,
+                                const absl::Status& s, const std::string& v);
   absl::Status Scan(bool forward);
   absl::Status SeekWalk(const StressOp& op);
   absl::Status Reopen(uint32_t seed);

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -44,6 +46,18 @@ std::string TempDir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+std::map<std::string, std::string> DbContents(DB* db, const Snapshot* snap) {
+  ReadOptions ro;
+  ro.snapshot = snap;
+  std::map<std::string, std::string> m;
+  std::unique_ptr<Iterator> it = db->NewIterator(ro);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    m.emplace(std::string(it->key()), std::string(it->value()));
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status();
+  return m;
 }
 
 }  // namespace sift::test

@@ -3,10 +3,12 @@
 #define SIFT_TESTS_TESTUTIL_TESTUTIL_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
 #include "gtest/gtest.h"
+#include "sift/db.h"
 #include "sift/iterator.h"
 
 namespace sift::test {
@@ -39,6 +41,11 @@ constexpr int SanitizerScaled(int n, int divisor) {
 
 // A fresh, empty directory under $TMPDIR (or /tmp) for this test.
 std::string TempDir(const std::string& name);
+
+// Every entry an iterator over db (at snap, or the latest state) yields;
+// a failed iteration fails the calling test.
+std::map<std::string, std::string> DbContents(DB* db,
+                                              const Snapshot* snap = nullptr);
 
 // bytes as lower-case hex pairs separated by spaces ("00 12 5d"): the form
 // the worked examples in the FORMAT.md files are written in.
