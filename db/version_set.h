@@ -67,8 +67,10 @@ class Version {
   // duplicates allowed), in the order Get visits files for each: a key is done
   // at the first file that decides it. Each candidate file is opened and its
   // filter probed once for all the keys in its range (db/multi_get.h).
+  // With range_dels, range tombstones are consulted as Get does with a
+  // covering sequence, each key's in MultiGetKey::covering.
   void MultiGet(const ReadOptions& options, absl::Span<MultiGetKey* const> keys,
-                TableCache* cache, LocalStats* stats) const;
+                TableCache* cache, LocalStats* stats, bool range_dels) const;
 
   // Adds one iterator per level-0 file and one concatenating iterator per
   // deeper level; their block reads are counted in stats, per level.

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "sift/sst_file_writer.h"
 #include "sift/write_batch.h"
 #include "table/range_del_block.h"
 #include "table/range_tombstone.h"
@@ -21,6 +22,7 @@
 #include "table/table_reader.h"
 #include "tests/testutil/counting_env.h"
 #include "tests/testutil/db_files.h"
+#include "tests/testutil/test_comparators.h"
 #include "tests/testutil/testutil.h"
 
 namespace sift {
@@ -176,6 +178,41 @@ class RangeDeleteDBTest : public testing::Test {
     }
     EXPECT_TRUE(it->status().ok()) << it->status();
     return keys;
+  }
+
+  // DB::MultiGet of keys 0..n-1, each as Get() spells its result.
+  std::vector<std::string> MultiGet(int n, const Snapshot* snap = nullptr) {
+    ReadOptions ro;
+    ro.snapshot = snap;
+    std::vector<std::string> keys;
+    for (int i = 0; i < n; ++i) keys.push_back(Key(i));
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<std::string> values;
+    const std::vector<absl::Status> st = db_->MultiGet(ro, views, &values);
+    std::vector<std::string> out;
+    for (int i = 0; i < n; ++i) {
+      out.push_back(absl::IsNotFound(st[i]) ? "NOT_FOUND"
+                    : st[i].ok()            ? values[i]
+                                            : std::string(st[i].message()));
+    }
+    return out;
+  }
+  std::vector<std::string> GetAll(int n, const Snapshot* snap = nullptr) {
+    std::vector<std::string> out;
+    for (int i = 0; i < n; ++i) out.push_back(Get(Key(i), snap));
+    return out;
+  }
+
+  // An SstFileWriter table of Key(i) -> "x" + Key(i) for i in [from, to).
+  std::string WriteExternal(const std::string& name, int from, int to) {
+    const std::string path = "/" + name;
+    SstFileWriter w(options_);
+    EXPECT_TRUE(w.Open(path).ok());
+    for (int i = from; i < to; ++i) {
+      EXPECT_TRUE(w.Put(Key(i), "x" + Key(i)).ok());
+    }
+    EXPECT_TRUE(w.Finish().ok());
+    return path;
   }
 
   // Keys 0..n-1 except those in [begin, end).
@@ -341,6 +378,118 @@ TEST_F(RangeDeleteDBTest, CompactionDropsCoveredFileUnread) {
   EXPECT_EQ(counting_.ReadsOf(old_name), 0u);
   EXPECT_EQ(Scan(true), (std::vector<std::string>{Key(0), Key(99)}));
   EXPECT_EQ(test::TotalFilesInLevels(db_.get()), 1);
+}
+
+// MultiGet applies the same tombstones as Get, from the memtable, a newer
+// file whose filter says "no", and older files, at the latest sequence and
+// at a snapshot from before some of them.
+TEST_F(RangeDeleteDBTest, MultiGetAgreesWithGet) {
+  for (int i = 0; i < 60; ++i) Put(i);
+  ASSERT_TRUE(db_->Flush().ok());
+  ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok());
+  ASSERT_TRUE(db_->Put(WriteOptions(), "zzz", "x").ok());
+  DeleteRange(5, 15);  // in a level-0 file holding only "zzz" as a key
+  ASSERT_TRUE(db_->Flush().ok());
+  const Snapshot* snap = db_->GetSnapshot();
+  Put(7);               // newer than the tombstone: visible again
+  DeleteRange(30, 40);  // memtable
+  Put(35);
+  const std::vector<std::string> latest = GetAll(60);
+  EXPECT_EQ(latest[4], "v" + Key(4));
+  EXPECT_EQ(latest[5], "NOT_FOUND");
+  EXPECT_EQ(latest[7], "v" + Key(7));
+  EXPECT_EQ(latest[30], "NOT_FOUND");
+  EXPECT_EQ(latest[35], "v" + Key(35));
+  EXPECT_EQ(MultiGet(60), latest);
+  const std::vector<std::string> at_snap = GetAll(60, snap);
+  EXPECT_EQ(at_snap[7], "NOT_FOUND");
+  EXPECT_EQ(at_snap[30], "v" + Key(30));
+  EXPECT_EQ(MultiGet(60, snap), at_snap);
+  db_->ReleaseSnapshot(snap);
+  Reopen();  // the memtable's tombstone now comes from the WAL
+  EXPECT_EQ(GetAll(60), latest);
+  EXPECT_EQ(MultiGet(60), latest);
+}
+
+// An ingested file's keys have its global sequence: a later DeleteRange
+// hides them, and a file ingested over an older tombstone is newer than
+// it. A snapshot from before the ingest sees none of its keys.
+TEST_F(RangeDeleteDBTest, IngestedKeysAgainstRangeTombstones) {
+  for (int i = 0; i < 40; ++i) Put(i);
+  DeleteRange(20, 30);  // in the memtable: the ingest flushes it first
+  const Snapshot* before = db_->GetSnapshot();
+  ASSERT_TRUE(db_->IngestExternalFiles({WriteExternal("a.sst", 25, 28)},
+                                       IngestOptions())
+                  .ok());
+  ASSERT_TRUE(db_->IngestExternalFiles({WriteExternal("b.sst", 50, 60)},
+                                       IngestOptions())
+                  .ok());
+  DeleteRange(52, 55);
+  auto expect = [&](const std::vector<std::string>& got) {
+    for (int i = 0; i < 60; ++i) {
+      const bool live = i < 20 || (i >= 25 && i < 28) || (i >= 30 && i < 40) ||
+                        (i >= 50 && (i < 52 || i >= 55));
+      const std::string want = !live                           ? "NOT_FOUND"
+                               : i < 40 && (i < 25 || i >= 28) ? "v" + Key(i)
+                                                               : "x" + Key(i);
+      EXPECT_EQ(got[i], want) << Key(i);
+    }
+  };
+  expect(GetAll(60));
+  expect(MultiGet(60));
+  // Before the ingests: the old keys, none of the ingested ones.
+  const std::vector<std::string> old = GetAll(60, before);
+  for (int i = 0; i < 60; ++i) {
+    EXPECT_EQ(old[i],
+              i < 20 || (i >= 30 && i < 40) ? "v" + Key(i) : "NOT_FOUND")
+        << Key(i);
+  }
+  EXPECT_EQ(MultiGet(60, before), old);
+  db_->ReleaseSnapshot(before);
+  ASSERT_TRUE(db_->Flush().ok());
+  ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok());
+  expect(GetAll(60));
+  expect(MultiGet(60));
+  Reopen();
+  expect(GetAll(60));
+}
+
+// A memtable whose only overlap with an ingested file is a range tombstone
+// is flushed first, so the tombstone's file sits above the ingested one,
+// as it would for a point key.
+TEST_F(RangeDeleteDBTest, IngestFlushesAnOverlappingMemTableTombstone) {
+  Put(0);
+  DeleteRange(20, 30);
+  ASSERT_TRUE(db_->IngestExternalFiles({WriteExternal("a.sst", 25, 28)},
+                                       IngestOptions())
+                  .ok());
+  EXPECT_EQ(*db_->GetProperty("sift.num-files-at-level0"), "2");
+  EXPECT_EQ(Get(Key(25)), "x" + Key(25));
+  EXPECT_EQ(Get(Key(0)), "v" + Key(0));
+}
+
+// Range tombstones are cut and compared bytewise: under another comparator
+// DeleteRange is refused, naming it, and nothing is written.
+TEST(RangeDeleteComparatorTest, RefusedUnderAnotherComparator) {
+  std::unique_ptr<Env> env = NewMemEnv();
+  Options options;
+  options.env = env.get();
+  options.create_if_missing = true;
+  options.comparator = test::ReverseBytewiseComparator();
+  auto db = DB::Open(options, "/db");
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE((*db)->Put(WriteOptions(), "b", "1").ok());
+  const absl::Status s = (*db)->DeleteRange(WriteOptions(), "a", "c");
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find(options.comparator->Name()), std::string::npos)
+      << s;
+  WriteBatch batch;
+  batch.Put("d", "2");
+  batch.DeleteRange("a", "c");
+  EXPECT_TRUE(absl::IsInvalidArgument((*db)->Write(WriteOptions(), &batch)));
+  std::string v;
+  EXPECT_TRUE((*db)->Get(ReadOptions(), "b", &v).ok());
+  EXPECT_TRUE(absl::IsNotFound((*db)->Get(ReadOptions(), "d", &v)));
 }
 
 }  // namespace
