@@ -289,7 +289,10 @@ class DB {
   //
   // Writes wait while the files are put in place: behind a running
   // compaction's end, and behind a memtable flush when a file overlaps
-  // the memtable (see IngestOptions::allow_blocking_flush). Reads go on.
+  // the memtable's keys or range deletions (see
+  // IngestOptions::allow_blocking_flush). Reads go on. A DeleteRange
+  // made after the ingest deletes the files' keys it covers; one made
+  // before does not.
   // FailedPrecondition on a DB opened read-only; the background error, if
   // one has stopped writes.
   virtual absl::Status IngestExternalFiles(
