@@ -425,15 +425,22 @@ TEST_F(RangeDeleteDBTest, IngestedKeysAgainstRangeTombstones) {
                                        IngestOptions())
                   .ok());
   DeleteRange(52, 55);
+  auto live = [](int i) {
+    return i < 20 || (i >= 25 && i < 28) || (i >= 30 && i < 40) ||
+           (i >= 50 && (i < 52 || i >= 55));
+  };
+  std::vector<std::string> live_keys;
+  for (int i = 0; i < 60; ++i) {
+    if (live(i)) live_keys.push_back(Key(i));
+  }
   auto expect = [&](const std::vector<std::string>& got) {
     for (int i = 0; i < 60; ++i) {
-      const bool live = i < 20 || (i >= 25 && i < 28) || (i >= 30 && i < 40) ||
-                        (i >= 50 && (i < 52 || i >= 55));
-      const std::string want = !live                           ? "NOT_FOUND"
+      const std::string want = !live(i)                        ? "NOT_FOUND"
                                : i < 40 && (i < 25 || i >= 28) ? "v" + Key(i)
                                                                : "x" + Key(i);
       EXPECT_EQ(got[i], want) << Key(i);
     }
+    EXPECT_EQ(Scan(true), live_keys);
   };
   expect(GetAll(60));
   expect(MultiGet(60));
