@@ -120,7 +120,10 @@ ABSL_FLAG(int32_t, level0_file_num_compaction_trigger,
           "(Options::level0_compaction_trigger).");
 ABSL_FLAG(int32_t, level0_slowdown_writes_trigger,
           sift::Options().level0_slowdown_writes_trigger,
-          "Level-0 files at which each write is delayed by 1 ms.");
+          "Level-0 files at which writes are slowed to --delayed_write_rate.");
+ABSL_FLAG(uint64_t, delayed_write_rate, sift::Options().delayed_write_rate,
+          "Bytes per second writes may enter at while level 0 is at or past "
+          "--level0_slowdown_writes_trigger (Options::delayed_write_rate).");
 ABSL_FLAG(int32_t, level0_stop_writes_trigger,
           sift::Options().level0_stop_writes_trigger,
           "Level-0 files at which writes wait for compaction.");
@@ -322,6 +325,7 @@ absl::Status SizeOptions(BenchConfig* c) {
       absl::GetFlag(FLAGS_level0_slowdown_writes_trigger);
   c->options.level0_stop_writes_trigger =
       absl::GetFlag(FLAGS_level0_stop_writes_trigger);
+  c->options.delayed_write_rate = absl::GetFlag(FLAGS_delayed_write_rate);
   const std::string comp = absl::GetFlag(FLAGS_compression_type);
   if (comp == "snappy") {
     c->options.compression = Compression::kSnappy;

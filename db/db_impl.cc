@@ -78,6 +78,8 @@ absl::Status ValidateOptions(const Options& o) {
                                 o.level0_stop_writes_trigger,
                                 "level0_slowdown_writes_trigger",
                                 o.level0_slowdown_writes_trigger, 1000));
+  RETURN_IF_ERROR(CheckRange("delayed_write_rate", o.delayed_write_rate,
+                             uint64_t{1} << 10, uint64_t{1} << 40));
   if (static_cast<uint8_t>(o.wal_recovery_mode) >
       static_cast<uint8_t>(WALRecoveryMode::kSkipAnyCorruptedRecords)) {
     return absl::InvalidArgumentError(
@@ -133,7 +135,10 @@ DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only)
           dbname_, env_, options_.max_open_files, block_cache_.get(),
           options_.allow_mmap_reads, options_.comparator)),
       versions_(std::make_unique<VersionSet>(dbname_, options_,
-                                             table_cache_.get(), env_)) {}
+                                             table_cache_.get(), env_)),
+      write_delay_(options_.delayed_write_rate,
+                   options_.level0_slowdown_writes_trigger,
+                   options_.level0_stop_writes_trigger) {}
 
 std::shared_ptr<MemTable> DBImpl::NewMemTable() const {
   return NewMemTableForWriteBuffer(KeyComparator::Internal(options_.comparator),

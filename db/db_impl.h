@@ -41,6 +41,7 @@
 #include "db/statistics_impl.h"
 #include "db/table_cache.h"
 #include "db/version_set.h"
+#include "db/write_delay.h"
 #include "sift/db.h"
 #include "sift/env.h"
 #include "util/mutex.h"
@@ -129,7 +130,10 @@ class DBImpl final : public DB {
   absl::Status VerifyAllTables() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_write.cc
-  absl::Status MakeRoomForWrite(bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes room in the memtable for a write of `bytes` (force: a flush
+  // with no write), delaying or stopping it while level 0 is deep.
+  absl::Status MakeRoomForWrite(bool force, size_t bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   WriteBatch* BuildBatchGroup(Writer** last_writer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NewLogFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -242,6 +246,8 @@ class DBImpl final : public DB {
   std::unique_ptr<log::Writer> log_ ABSL_GUARDED_BY(mu_);
   std::deque<Writer*> writers_ ABSL_GUARDED_BY(mu_);
   WriteBatch tmp_batch_ ABSL_GUARDED_BY(mu_);
+  // Paces writes while level 0 is at or past the slowdown trigger.
+  WriteDelay write_delay_ ABSL_GUARDED_BY(mu_);
   std::multiset<SequenceNumber> snapshots_ ABSL_GUARDED_BY(mu_);
   // Table files being written, not yet in a Version: never deleted.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);

@@ -83,7 +83,9 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   }
   if (w.done) return w.status;
 
-  absl::Status status = MakeRoomForWrite(batch == nullptr);
+  absl::Status status = MakeRoomForWrite(
+      batch == nullptr,
+      batch == nullptr ? 0 : WriteBatchInternal::Contents(batch).size());
   SequenceNumber last_sequence = versions_->LastSequence();
   Writer* last_writer = &w;
   if (status.ok() && batch != nullptr) {
@@ -237,7 +239,7 @@ absl::Status DBImpl::NewLogFile() {
   return absl::OkStatus();
 }
 
-absl::Status DBImpl::MakeRoomForWrite(bool force) {
+absl::Status DBImpl::MakeRoomForWrite(bool force, size_t bytes) {
   bool allow_delay = !force;
   const int slowdown = options_.level0_slowdown_writes_trigger;
   const int stop = options_.level0_stop_writes_trigger;
@@ -246,13 +248,16 @@ absl::Status DBImpl::MakeRoomForWrite(bool force) {
     const int l0_files = versions_->current()->NumFiles(0);
     const size_t used = mem_->ApproximateMemoryUsage() - mem_->FilterMemory();
     if (allow_delay && l0_files >= slowdown) {
-      // Give compaction a millisecond of this writer's time, once per
-      // write, rather than stall writers all at once later.
+      // Give compaction time in proportion to the bytes written (see
+      // db/write_delay.h), rather than stall writers all at once later.
       stats_.Add(config::kNoLevel, kStallSlowdownWrites);
-      mu_.Unlock();
-      env_->SleepForMicroseconds(1000);
-      stats_.Add(config::kNoLevel, kStallMicros, 1000);
-      mu_.Lock();
+      const uint64_t micros = write_delay_.Charge(bytes, l0_files);
+      if (micros > 0) {
+        mu_.Unlock();
+        env_->SleepForMicroseconds(static_cast<int>(micros));
+        stats_.Add(config::kNoLevel, kStallMicros, micros);
+        mu_.Lock();
+      }
       allow_delay = false;
     } else if (!force &&
                (used <= options_.write_buffer_size || mem_->empty())) {

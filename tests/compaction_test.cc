@@ -481,7 +481,7 @@ TEST_F(CompactionTest, WritesSlowDownThenStopWhenLevel0PilesUp) {
   // big merge.
   Random rnd(test::TestSeed(8));
   std::vector<bool> written(20000, false);
-  // Large values: even slowed to one per millisecond, writes fill
+  // Large values: even slowed to delayed_write_rate, writes fill
   // memtables faster than the steps go, so level 0 reaches the stop.
   const std::string big(16 << 10, 'b');
   constexpr int kMaxWrites = 3000;  // ~60 are needed
@@ -509,7 +509,11 @@ TEST_F(CompactionTest, WritesSlowDownThenStopWhenLevel0PilesUp) {
   EXPECT_LE(max_level0, 12);  // writes stop before a 13th file
   EXPECT_GT(stats.Get(kStallSlowdownWrites), 0u);
   EXPECT_GT(stats.Get(kStallStopWrites), 0u);
-  EXPECT_GE(stats.Get(kStallMicros), 1000 * stats.Get(kStallSlowdownWrites));
+  // Every slowed write was charged at least its 16 KiB at
+  // delayed_write_rate (less at most the last, unslept millisecond).
+  const double min_charge = 16384.0 * 1e6 / options_.delayed_write_rate;
+  EXPECT_GE(stats.Get(kStallMicros) + 1000,
+            min_charge * stats.Get(kStallSlowdownWrites));
   EXPECT_NE(db_->GetProperty("sift.stats")->find("sift.stall.l0.stop.count"),
             std::string::npos);
   EXPECT_LT(test::FilesAtLevel(db_.get(), 0),

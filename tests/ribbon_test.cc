@@ -314,6 +314,58 @@ TEST(RibbonTest, TenMillionKeys) {
   }
 }
 
+// The hash whose row starts at slot `start` of a section of num_slots slots
+// under seed 0: RowFor maps h to FastRange(h * SeedMultiplier(0), ...), and
+// the multiplier is odd, so it has an inverse mod 2^64.
+uint64_t HashStartingAt(uint64_t start, uint64_t num_slots) {
+  const uint64_t mult = ribbon_internal::SeedMultiplier(0);
+  uint64_t inverse = mult;  // Newton: each step doubles the correct bits
+  for (int i = 0; i < 6; ++i) inverse *= 2 - mult * inverse;
+  const uint64_t range = num_slots - kRibbonBlockSlots + 1;
+  const auto x = static_cast<uint64_t>(
+      ((static_cast<ribbon_internal::U128>(start) << 64) + range - 1) / range);
+  return x * inverse;
+}
+
+// A query reads three 64-bit words per column, chosen by where its row
+// starts in a block (offset 0 and 64 are the edges of that choice, and a
+// row at the last start lies in the last block alone); keys starting at
+// each of those places are all found.
+TEST(RibbonTest, RowsAtBlockEdgesAreFound) {
+  // p = 2^-7: one section (r + 1 = 7 bits) of every key.
+  const double p = std::ldexp(1.0, -7);
+  constexpr uint64_t kRandomKeys = 3000;
+  const std::vector<uint64_t> offsets = {0, 1, 63, 64, 65, 127};
+  const uint64_t n = kRandomKeys + 2 * offsets.size();
+  const uint64_t num_slots = RibbonBlocksFor(n) * kRibbonBlockSlots;
+  const uint64_t last = num_slots - kRibbonBlockSlots;
+  std::vector<uint64_t> edges;
+  for (uint64_t o : offsets) {
+    edges.push_back(HashStartingAt(kRibbonBlockSlots + o, num_slots));
+    edges.push_back(HashStartingAt(last - (o == 0 ? 0 : 128 - o), num_slots));
+  }
+  for (uint64_t h : edges) {
+    const uint64_t start =
+        ribbon_internal::RowFor(h, 0, num_slots).start % kRibbonBlockSlots;
+    EXPECT_NE(std::find(offsets.begin(), offsets.end(), start), offsets.end());
+  }
+  uint64_t state = 2024;
+  std::vector<uint64_t> hashes = edges;
+  while (hashes.size() < n) hashes.push_back(RandomHash(&state));
+  std::sort(hashes.begin(), hashes.end());
+  ASSERT_EQ(std::unique(hashes.begin(), hashes.end()), hashes.end());
+  std::string filter;
+  ASSERT_TRUE(BuildRibbonFilter(hashes, p, &filter));
+  RibbonFilterReader reader;
+  ASSERT_TRUE(reader.Parse(filter));
+  ASSERT_EQ(reader.num_probes(), 7);
+  // The rows above assumed seed 0 for the one section (byte 26 of the
+  // trailer); these fixed keys band with it.
+  ASSERT_EQ(filter[filter.size() - kRibbonTrailerSize + 26], 0);
+  ASSERT_EQ(8 * (filter.size() - kRibbonTrailerSize), num_slots * 7);
+  for (uint64_t h : edges) EXPECT_TRUE(reader.MayContainHash(h)) << h;
+}
+
 // SIFT_LONG_TESTS=1: failure rate of the first seed by section size at the
 // slack RibbonBlocksFor chooses (the data behind its constants).
 TEST(RibbonTest, SlackKeepsFailuresRare) {

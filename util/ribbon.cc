@@ -277,16 +277,15 @@ bool RibbonFilterReader::Parse(std::string_view filter) {
 
 void RibbonFilterReader::Prefetch(uint64_t h) const {
   const Section& sec = sections_[h < threshold_ ? 0 : 1];
-  if (sec.num_blocks == 0) return;
-  const ribbon_internal::Row row =
-      ribbon_internal::RowFor(h, sec.seed, sec.num_blocks * kRibbonBlockSlots);
-  const size_t block_bytes = 16 * static_cast<size_t>(sec.result_bits);
-  const uint8_t* first =
-      sec.body + (row.start / kRibbonBlockSlots) * block_bytes;
-  const bool two_blocks = row.start % kRibbonBlockSlots != 0;
-  const size_t span = two_blocks ? 2 * block_bytes : block_bytes;
-  for (size_t i = 0; i < span; i += 64) __builtin_prefetch(first + i);
-  if (span > 0) __builtin_prefetch(first + span - 1);
+  const int first = std::min(sec.result_bits, kFirstColumns);
+  if (sec.num_blocks == 0 || first == 0) return;
+  // The lines of the first group of columns only: a miss rarely reads on.
+  const Window w = WindowFor(sec, h);
+  const size_t last = 16 * static_cast<size_t>(first - 1);
+  for (const uint8_t* word : w.word) {
+    __builtin_prefetch(word);
+    __builtin_prefetch(word + last);
+  }
 }
 
 double RibbonFilterReader::ExpectedFpRate() const {

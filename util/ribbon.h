@@ -92,21 +92,40 @@
 //   0.0001 13  14.167    1.066        0.0000999  0.0000983  22.030
 //
 // Against blocked Bloom that is 25%, 28%, 32% and 36% less memory. The cost
-// is time (filter_bench on our shared 2-core VM, p = 0.01, ns per key;
-// noisy to +-30%): build 119 vs 67 at 40K keys, 222 vs 106 at 10M; a
-// dependent ("latency") probe of a cache-resident 40K-key filter 26 vs 14
-// for a hit and 35 to 46 vs 11 to 15 for a miss (a miss stops after about
-// two columns but mispredicts that branch); at 10M keys, where both wait for
-// memory, 53 vs 53 for a miss and 64 vs 52 for a hit.
+// is time. filter_bench on our shared 2-core VM, p = 0.01, ns per key,
+// Ribbon vs blocked Bloom from one run (other builds ran beside it: +-30%):
+//   build/bin/filter_bench
+//     --benchmark_filter='/layout:[12]/n:(40000|10000000)/inv_p:100$'
+//                       40K keys (cache-resident)   10M keys (memory)
+//   build               161 vs 57                   212 vs 119
+//   hit, independent     45 vs 11                    93 vs 32
+//   miss, independent    44 vs 11                    88 vs 38
+//   hit, dependent       45 vs 13                    87 vs 63
+//   miss, dependent      30 vs 15                    78 vs 66
+// A dependent probe is the cost of one lookup in a Get. Before the query
+// below (one 128-bit test and branch per column), a run of the same command
+// measured a dependent miss at 51 vs 17 (40K) and 76 vs 92 (10M), a hit at
+// 32 vs 14 and 82 vs 69. What bounds the rest, by perf: a Ribbon probe
+// computes three remixes and reads two blocks (two to four cache lines)
+// where blocked Bloom reads one line; in a Get beyond the caches, the
+// prefetches of those lines are where the time goes (util/ribbon.cc,
+// Prefetch).
 //
 // ---- Storage and the query -------------------------------------------------
 // Slots come in blocks of 128. A section of b blocks stores, for block j and
 // result bit (column) k, the 128 bits Z[128 j .. 128 j + 127] of column k as
 // one 16-byte word at ((j * r_s + k) * 16) - "interleaved column-major", so
 // the r_s words a query reads from one block are contiguous. A query with
-// start s = 128 j + o reads block j masked by c << o and block j + 1 masked by
-// c >> (128 - o); per column one parity of the XOR of the two masked words:
-// about r_s popcounts, no table, two to four cache lines.
+// start s = 128 j + o needs, per column, the parity of block j masked by
+// c << o XOR block j + 1 masked by c >> (128 - o). Those masks cover three
+// of the four 64-bit halves (two when o = 0), so the query computes three
+// 64-bit masks once and then per column loads three words, ANDs, XORs and
+// takes one parity: no table, no 128-bit shift per column. It compares the
+// first four columns as a group without branches, then the rest: a miss
+// decides at the one branch with chance 15/16, which the CPU predicts,
+// where a test per column stopped a column or so sooner but mispredicted
+// about every other miss. Prefetch requests only the lines of those first
+// four columns (two to four lines), which is all a miss usually reads.
 //
 // ---- Construction memory ----------------------------------------------------
 // Beyond the 8 bytes per key of hashes the builder already holds: the slots
@@ -225,29 +244,19 @@ class RibbonFilterReader {
   bool MayContainHash(uint64_t h) const {
     const Section& sec = sections_[h < threshold_ ? 0 : 1];
     if (sec.num_blocks == 0) return false;  // the builder put no key here
-    using ribbon_internal::U128;
-    const ribbon_internal::Row row = ribbon_internal::RowFor(
-        h, sec.seed, sec.num_blocks * kRibbonBlockSlots);
-    const uint64_t offset = row.start % kRibbonBlockSlots;
-    const size_t block_bytes = 16 * static_cast<size_t>(sec.result_bits);
-    const uint8_t* lo_block =
-        sec.body + (row.start / kRibbonBlockSlots) * block_bytes;
-    // With offset 0 the row lies in one block (which may be the last).
-    const uint8_t* hi_block = offset == 0 ? lo_block : lo_block + block_bytes;
-    const U128 lo_mask = row.coeff << offset;
-    const U128 hi_mask = offset == 0 ? 0 : row.coeff >> (128 - offset);
-    // A miss stops at the first wrong bit: after two columns on average.
-    // (Testing every column without branches measured slower, hits and
-    // misses alike: filter_bench ProbeMissLatency.)
+    const Window w = WindowFor(sec, h);
     const uint64_t fingerprint = ribbon_internal::Fingerprint(h);
-    for (int k = 0; k < sec.result_bits; ++k) {
-      const U128 x = (ribbon_internal::Load128(lo_block + 16 * k) & lo_mask) ^
-                     (ribbon_internal::Load128(hi_block + 16 * k) & hi_mask);
-      if (((ribbon_internal::Parity128(x) ^ (fingerprint >> k)) & 1) != 0) {
-        return false;
-      }
+    // Columns in two groups, each computed without branches and compared
+    // at once: a miss fails the first kFirstColumns with chance 15/16, so
+    // the one branch that decides it is predictable (a test per column
+    // stops a little sooner but mispredicts about every other miss).
+    const int r = sec.result_bits;
+    const int first = r < kFirstColumns ? r : kFirstColumns;
+    if (((Columns(w, 0, first) ^ fingerprint) & LowBits(first)) != 0) {
+      return false;
     }
-    return true;
+    return ((Columns(w, first, r) ^ fingerprint) &
+            (LowBits(r) ^ LowBits(first))) == 0;
   }
 
   // Starts loading the lines MayContainHash(h) will read.
@@ -267,6 +276,64 @@ class RibbonFilterReader {
     int result_bits = 0;
     int seed = 0;
   };
+  // The columns a probe computes before its first decision.
+  static constexpr int kFirstColumns = 4;
+
+  // Where a key's 128 slots lie in one column (block 0 of the section; the
+  // column k words are 16 k bytes on) and which of their bits the key's
+  // coefficients select: the 128-slot window starting at slot 128 j + o
+  // covers parts of three of the 64-bit words, low half first, of blocks j
+  // and j + 1 (two when o = 0; the third mask is then 0).
+  struct Window {
+    const uint8_t* word[3];
+    uint64_t mask[3];
+  };
+
+  static Window WindowFor(const Section& sec, uint64_t h) {
+    const ribbon_internal::Row row = ribbon_internal::RowFor(
+        h, sec.seed, sec.num_blocks * kRibbonBlockSlots);
+    const uint64_t o = row.start % kRibbonBlockSlots;
+    const size_t block_bytes = 16 * static_cast<size_t>(sec.result_bits);
+    const uint8_t* lo =
+        sec.body + (row.start / kRibbonBlockSlots) * block_bytes;
+    const uint8_t* hi = lo + block_bytes;  // past the end when o = 0
+    const auto c_lo = static_cast<uint64_t>(row.coeff);
+    const auto c_hi = static_cast<uint64_t>(row.coeff >> 64);
+    const unsigned s = o % 64;
+    Window w;
+    const bool upper = o >= 64;
+    w.word[0] = upper ? lo + 8 : lo;
+    w.word[1] = upper ? hi : lo + 8;
+    w.word[2] = o == 0 ? lo : (upper ? hi + 8 : hi);
+    // (x >> 1) >> (63 - s) is x >> (64 - s), and 0 for s = 0.
+    w.mask[0] = c_lo << s;
+    w.mask[1] = (c_hi << s) | ((c_lo >> 1) >> (63 - s));
+    w.mask[2] = (c_hi >> 1) >> (63 - s);
+    return w;
+  }
+
+  // Bit k of the result, for k in [begin, end): the parity of column k
+  // under the window's masks.
+  static uint64_t Columns(const Window& w, int begin, int end) {
+    uint64_t bits = 0;
+    for (int k = begin; k < end; ++k) {
+      const size_t at = 16 * static_cast<size_t>(k);
+      const uint64_t x = (Load64(w.word[0] + at) & w.mask[0]) ^
+                         (Load64(w.word[1] + at) & w.mask[1]) ^
+                         (Load64(w.word[2] + at) & w.mask[2]);
+      bits |= static_cast<uint64_t>(__builtin_parityll(x)) << k;
+    }
+    return bits;
+  }
+
+  static uint64_t Load64(const uint8_t* p) {
+    return DecodeFixed64(reinterpret_cast<const char*>(p));
+  }
+
+  static uint64_t LowBits(int n) {
+    return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  }
+
   Section sections_[2];
   uint64_t threshold_ = 0;
   uint64_t num_keys_ = 0;
