@@ -33,6 +33,11 @@ struct BenchConfig {
   int64_t readwrites = 1000000;  // max(reads, writes), or num
   int readwritepercent = 90;
   int64_t batch_size = 1;
+  // Range deletions mixed into the fills (0: none), each over this many
+  // key numbers, at most this many per thread (0: no limit).
+  int64_t writes_per_range_tombstone = 0;
+  int64_t range_tombstone_width = 100;
+  int64_t max_num_range_tombstones = 0;
   size_t key_size = 16;
   size_t value_size = 100;
   std::string db;

@@ -48,6 +48,16 @@ ABSL_FLAG(int64_t, batch_size, 1,
           "Batch size: entries per WriteBatch for the fill, overwrite and "
           "delete benchmarks; keys per DB::MultiGet for multireadrandom and "
           "multireadmissing.");
+ABSL_FLAG(int64_t, writes_per_range_tombstone, 0,
+          "As RocksDB's: the fill and overwrite benchmarks issue one "
+          "DB::DeleteRange after every this many entries written (per "
+          "thread); 0: none.");
+ABSL_FLAG(int64_t, range_tombstone_width, 100,
+          "Key numbers each of those range deletions covers: [k, k + width) "
+          "from a random k below --num.");
+ABSL_FLAG(int64_t, max_num_range_tombstones, 0,
+          "At most this many range deletions per thread and benchmark; 0: "
+          "no limit.");
 ABSL_FLAG(int32_t, key_size, 16, "Size of each key (at least 8).");
 ABSL_FLAG(int32_t, value_size, 100, "Size of each value.");
 ABSL_FLAG(double, compression_ratio, 0.5,
@@ -384,6 +394,22 @@ absl::Status Counts(BenchConfig* c) {
   c->batch_size = absl::GetFlag(FLAGS_batch_size);
   if (c->batch_size < 1)
     return Bad("batch_size", c->batch_size, "must be >= 1");
+  c->writes_per_range_tombstone =
+      absl::GetFlag(FLAGS_writes_per_range_tombstone);
+  if (c->writes_per_range_tombstone < 0) {
+    return Bad("writes_per_range_tombstone", c->writes_per_range_tombstone,
+               "is negative");
+  }
+  c->range_tombstone_width = absl::GetFlag(FLAGS_range_tombstone_width);
+  if (c->range_tombstone_width < 1) {
+    return Bad("range_tombstone_width", c->range_tombstone_width,
+               "must be at least 1");
+  }
+  c->max_num_range_tombstones = absl::GetFlag(FLAGS_max_num_range_tombstones);
+  if (c->max_num_range_tombstones < 0) {
+    return Bad("max_num_range_tombstones", c->max_num_range_tombstones,
+               "is negative");
+  }
   const int32_t key_size = absl::GetFlag(FLAGS_key_size);
   if (key_size < 8) {
     return Bad("key_size", key_size,

@@ -2,6 +2,8 @@
 // read/write ones and the writer of the *whilewriting benchmarks. As in
 // RocksDB, --batch_size entries go into one WriteBatch for the fills and
 // deletes, and the report counts entries, not batches.
+// --writes_per_range_tombstone mixes DB::DeleteRange calls into the fills
+// and overwrites, as RocksDB's; the report does not count them.
 
 #include <algorithm>
 #include <cstdio>
@@ -31,7 +33,23 @@ void Benchmark::DoWrite(ThreadState* thread, bool seq) {
   // Only random writes run for --duration, as in RocksDB.
   Duration duration(seq ? 0 : config_.duration, writes_);
   int64_t i = 0;
+  const int64_t per_tombstone = config_.writes_per_range_tombstone;
+  int64_t tombstones = 0;
+  std::string end_key;
   while (!duration.Done(batch_size)) {
+    // One DeleteRange each time the entries written pass a multiple of
+    // --writes_per_range_tombstone, as RocksDB's db_bench.
+    if (per_tombstone > 0 && i > 0 && i / per_tombstone > tombstones &&
+        (config_.max_num_range_tombstones == 0 ||
+         tombstones < config_.max_num_range_tombstones)) {
+      const uint64_t begin = RandomKeyNum(&thread->rand, range);
+      MakeKey(begin, config_.key_size, &key);
+      MakeKey(begin + static_cast<uint64_t>(config_.range_tombstone_width),
+              config_.key_size, &end_key);
+      absl::Status s = db_->DeleteRange(write_options_, key, end_key);
+      if (!s.ok()) Fatal("deleterange", s);
+      ++tombstones;
+    }
     batch.Clear();
     for (int64_t j = 0; j < batch_size; ++j, ++i) {
       const uint64_t k =

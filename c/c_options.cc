@@ -25,6 +25,9 @@ class CallbackHandler final : public sift::WriteBatch::Handler {
   void Delete(std::string_view key) override {
     deleted_(state_, key.data(), key.size());
   }
+  // Never called: this API adds no range deletions to a batch, and a batch
+  // reaches sift_writebatch_iterate only from it.
+  void DeleteRange(std::string_view, std::string_view) override {}
 
  private:
   void* const state_;

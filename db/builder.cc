@@ -42,6 +42,41 @@ absl::Status OutputFile::Add(std::string_view ikey, std::string_view value) {
   return absl::OkStatus();
 }
 
+void OutputFile::AddRangeTombstone(const RangeTombstone& t) {
+  builder_->AddRangeTombstone(t);
+  smallest_seq_ = std::min(smallest_seq_, t.seq);
+  largest_seq_ = std::max(largest_seq_, t.seq);
+  if (!has_tombstones_ || CompareUserKeys(t.begin, tombstone_begin_) < 0) {
+    tombstone_begin_ = t.begin;
+  }
+  if (!has_tombstones_ || CompareUserKeys(t.end, tombstone_end_) > 0) {
+    tombstone_end_ = t.end;
+  }
+  has_tombstones_ = true;
+}
+
+// The tombstones' user keys widen the range only where they pass the point
+// keys' user keys. The bounds they give sort before every real entry of
+// their user key, and an end bound (type kTypeRangeDeletion, the largest
+// trailer) before a begin bound of the same user key: a file whose
+// tombstones were cut at key k ends before the next file, which starts at
+// k, whether that one starts with an entry of k or a tombstone from k.
+void OutputFile::WidenForTombstones(FileMetaData* meta) const {
+  const bool points = builder_->NumEntries() > 0;
+  if (!points ||
+      CompareUserKeys(tombstone_begin_, meta->smallest_user_key()) < 0) {
+    meta->smallest.clear();
+    AppendInternalKey(&meta->smallest, tombstone_begin_, kMaxSequenceNumber,
+                      kValueTypeForSeek);
+  }
+  if (!points ||
+      CompareUserKeys(tombstone_end_, meta->largest_user_key()) > 0) {
+    meta->largest.clear();
+    AppendInternalKey(&meta->largest, tombstone_end_, kMaxSequenceNumber,
+                      kTypeRangeDeletion);
+  }
+}
+
 absl::Status OutputFile::Finish(TableCache* cache, FileMetaData* meta) {
   absl::Status s = builder_->Finish();
   if (s.ok()) s = file_->Sync();
@@ -51,6 +86,7 @@ absl::Status OutputFile::Finish(TableCache* cache, FileMetaData* meta) {
     meta->file_size = builder_->FileSize();
     meta->smallest = builder_->smallest_key();
     meta->largest = builder_->last_key();
+    if (has_tombstones_) WidenForTombstones(meta);
     FileFacts facts = FactsFromProperties(builder_->properties(), 0);
     facts.smallest_seq = std::min(smallest_seq_, largest_seq_);
     facts.largest_seq = largest_seq_;
@@ -74,10 +110,13 @@ void OutputFile::Abandon() {
 
 absl::Status BuildTable(const std::string& dbname, Env* env,
                         const Options& options, TableCache* cache,
-                        Iterator* iter, uint64_t number, FileMetaData* meta) {
+                        Iterator* iter, uint64_t number, FileMetaData* meta,
+                        const std::vector<RangeTombstone>& range_tombstones) {
   meta->file_size = 0;
   iter->SeekToFirst();
-  if (!iter->Valid()) return iter->status();
+  if (!iter->Valid() && (!iter->status().ok() || range_tombstones.empty())) {
+    return iter->status();
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out,
                    OutputFile::Create(dbname, env, options, number,
                                       /*level=*/0));
@@ -85,6 +124,7 @@ absl::Status BuildTable(const std::string& dbname, Env* env,
     RETURN_IF_ERROR(out->Add(iter->key(), iter->value()));
   }
   RETURN_IF_ERROR(iter->status());
+  for (const RangeTombstone& t : range_tombstones) out->AddRangeTombstone(t);
   return out->Finish(cache, meta);
 }
 

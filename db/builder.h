@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -15,6 +16,7 @@
 #include "sift/env.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
+#include "table/range_tombstone.h"
 #include "table/table_builder.h"
 
 namespace sift {
@@ -31,6 +33,13 @@ class OutputFile {
   ~OutputFile();
 
   absl::Status Add(std::string_view ikey, std::string_view value);
+  // Adds a range tombstone (any order relative to Add). The file's key
+  // range grows to hold [begin, end): its smallest key may be (begin,
+  // kMaxSequenceNumber, kValueTypeForSeek), its largest (end,
+  // kMaxSequenceNumber, kTypeRangeDeletion), bounds that sort before every
+  // real entry of their user key (builder.cc says why). REQUIRES: begin <
+  // end.
+  void AddRangeTombstone(const RangeTombstone& t);
   uint64_t FileSize() const { return builder_->FileSize(); }
   uint64_t NumEntries() const { return builder_->NumEntries(); }
 
@@ -52,14 +61,20 @@ class OutputFile {
   std::unique_ptr<TableBuilder> builder_;
   SequenceNumber smallest_seq_ = kMaxSequenceNumber;
   SequenceNumber largest_seq_ = 0;
+  void WidenForTombstones(FileMetaData* meta) const;
+
+  // The user keys the range tombstones span.
+  bool has_tombstones_ = false;
+  std::string tombstone_begin_, tombstone_end_;
   bool done_ = false;
 };
 
-// Writes every entry of iter to table file `number`. An empty iterator
-// writes no file (meta->file_size stays 0).
-absl::Status BuildTable(const std::string& dbname, Env* env,
-                        const Options& options, TableCache* cache,
-                        Iterator* iter, uint64_t number, FileMetaData* meta);
+// Writes every entry of iter, and range_tombstones, to table file `number`.
+// With neither, no file is written (meta->file_size stays 0).
+absl::Status BuildTable(
+    const std::string& dbname, Env* env, const Options& options,
+    TableCache* cache, Iterator* iter, uint64_t number, FileMetaData* meta,
+    const std::vector<RangeTombstone>& range_tombstones = {});
 
 }  // namespace sift
 

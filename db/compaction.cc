@@ -75,6 +75,14 @@ bool Compaction::IsBaseLevelForKey(std::string_view user_key) {
   return true;
 }
 
+bool Compaction::IsBaseLevelForRange(std::string_view begin,
+                                     std::string_view end) const {
+  for (int l = output_level_ + 1; l < config::kNumLevels; ++l) {
+    if (input_version_->OverlapInLevel(l, begin, end)) return false;
+  }
+  return true;
+}
+
 bool Compaction::ShouldStopBefore(std::string_view ikey) {
   while (grandparent_index_ < grandparents_.size() &&
          input_version_->icmp.Compare(

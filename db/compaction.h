@@ -53,6 +53,9 @@ class Compaction {
   // True if no level below the output holds user_key, so a tombstone for it
   // can go. REQUIRES: called with increasing user keys.
   bool IsBaseLevelForKey(std::string_view user_key);
+  // True if no level below the output holds a key in [begin, end], so a
+  // range tombstone over it can go (no ordering required).
+  bool IsBaseLevelForRange(std::string_view begin, std::string_view end) const;
   // True when the current output file should end before ikey, to keep its
   // overlap with the grandparent level small. REQUIRES: increasing keys.
   bool ShouldStopBefore(std::string_view ikey);

@@ -1,8 +1,12 @@
 #include "db/compaction_job.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
 
 #include "db/builder.h"
+#include "db/compaction_range_del.h"
 #include "db/filename.h"
 #include "db/level_iterator.h"
 #include "table/merging_iterator.h"
@@ -12,14 +16,19 @@ namespace sift {
 
 namespace {
 
+// Iterates c's inputs, but for the files in `skip` (never opened).
 std::unique_ptr<Iterator> MakeInputIterator(const Compaction& c,
-                                            TableCache* cache) {
+                                            TableCache* cache,
+                                            const std::set<uint64_t>& skip) {
   ReadOptions options;
   options.fill_cache = false;  // a one-time scan: keep the working set
   std::vector<std::unique_ptr<Iterator>> iters;
   const KeyComparator& icmp = c.input_version().icmp;
   for (int which = 0; which < 2; ++which) {
-    const FileList& files = c.inputs(which);
+    FileList files;
+    for (const auto& f : c.inputs(which)) {
+      if (!skip.count(f->number)) files.push_back(f);
+    }
     if (files.empty()) continue;
     const int level = which == 0 ? c.level() : c.output_level();
     if (level == 0) {
@@ -48,7 +57,11 @@ bool VisibleToSomeSnapshot(const std::vector<SequenceNumber>& snapshots,
 }  // namespace
 
 absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
-  std::unique_ptr<Iterator> input = MakeInputIterator(*c, ctx.table_cache);
+  ASSIGN_OR_RETURN(
+      const CompactionRangeDels range_dels,
+      CompactionRangeDels::Load(*c, ctx.table_cache, ctx.snapshots));
+  std::unique_ptr<Iterator> input =
+      MakeInputIterator(*c, ctx.table_cache, range_dels.covered_files());
   // Anything at or below this sequence is seen by every reader.
   const SequenceNumber oldest_snapshot =
       ctx.snapshots.empty() ? kMaxSequenceNumber : ctx.snapshots.front();
@@ -56,7 +69,25 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
   std::vector<std::shared_ptr<FileMetaData>> outputs;
   std::unique_ptr<OutputFile> out;
   absl::Status status;
-  auto finish_output = [&]() -> absl::Status {
+  // Range tombstones go to the output whose span holds them: an output
+  // spans from where the one before it ended (`lower`) to the first user
+  // key of the next (`upper`; unbounded for the last). So an output is
+  // finished only once the next one's first key is known: `cut` marks one
+  // that is full and waits for it.
+  std::string lower;
+  bool has_lower = false, cut = false;
+  auto finish_output =
+      [&](std::optional<std::string_view> upper) -> absl::Status {
+    for (const RangeTombstone& t : range_dels.ForOutput(
+             has_lower ? std::optional<std::string_view>(lower) : std::nullopt,
+             upper)) {
+      out->AddRangeTombstone(t);
+    }
+    if (upper) {
+      lower.assign(*upper);
+      has_lower = true;
+    }
+    cut = false;
     auto meta = std::make_shared<FileMetaData>();
     absl::Status s = out->Finish(ctx.table_cache, meta.get());
     out.reset();
@@ -87,8 +118,7 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       // tombstone dropped at the bottom would resurrect it.
       if (out != nullptr && (c->ShouldStopBefore(ikey) ||
                              out->FileSize() >= c->max_output_file_size())) {
-        status = finish_output();
-        if (!status.ok()) break;
+        cut = true;
       }
       current_user_key.assign(parsed.user_key);
       has_current_user_key = true;
@@ -103,9 +133,16 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       // Every reader sees the tombstone and nothing older exists below:
       // the older entries here are dropped by the rule above.
       drop = true;
+    } else if (!range_dels.empty() &&
+               range_dels.Covers(parsed.user_key, parsed.sequence)) {
+      drop = true;  // range-deleted for every reader
     }
     newer_seq = parsed.sequence;
     if (drop) continue;
+    if (cut) {
+      status = finish_output(parsed.user_key);
+      if (!status.ok()) break;
+    }
     if (out == nullptr) {
       auto created =
           OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
@@ -119,8 +156,16 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
     status = out->Add(ikey, input->value());
   }
   if (status.ok()) status = input->status();
+  if (status.ok() && out == nullptr &&
+      !range_dels.ForOutput(std::nullopt, std::nullopt).empty()) {
+    // Every entry was dropped, but some tombstones must stay.
+    auto created = OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
+                                      ctx.new_file_number(), c->output_level());
+    status = created.status();
+    if (created.ok()) out = *std::move(created);
+  }
   if (status.ok() && out != nullptr) {
-    status = finish_output();
+    status = finish_output(std::nullopt);
   }
   if (!status.ok()) {
     if (out != nullptr) out->Abandon();

@@ -66,9 +66,11 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
   absl::Status s;
   {
     std::unique_ptr<Iterator> iter = mem->NewIterator();
+    const std::vector<RangeTombstone> range_tombstones =
+        mem->RangeTombstoneList();
     mu_.Unlock();
     s = BuildTable(dbname_, env_, options, table_cache_.get(), iter.get(),
-                   number, meta.get());
+                   number, meta.get(), range_tombstones);
     mu_.Lock();
   }
   pending_outputs_.erase(number);

@@ -107,7 +107,7 @@ absl::Status DBImpl::BackgroundCompaction() {
 
 bool DBImpl::NeedsRewrite(const FileMetaData& f, int level) const {
   const FileFacts& facts = *f.facts;
-  if (facts.num_deletions > 0) return true;
+  if (facts.num_deletions > 0 || facts.num_range_deletions > 0) return true;
   // More entries than distinct keys: older versions, kept for snapshots
   // that may be gone now. (A file without a filter does not record its
   // distinct keys; it is rewritten only for the reasons below.)

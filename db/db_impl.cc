@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "db/filename.h"
+#include "db/range_del_read.h"
 #include "table/merging_iterator.h"
 #include "table/table_builder.h"
 #include "table/user_iterator.h"
@@ -200,9 +201,18 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   stats.Add(config::kNoLevel, kNumberKeysRead);
   absl::Status s;
   bool found = false;
-  MemTable::GetResult mr = view->mem->Get(lkey, hash, value, &stats);
+  // Range tombstones anywhere: each source's tombstones covering the key
+  // raise `covering`, and the entry found counts only if newer. None (the
+  // common case): the checks are skipped whole.
+  SequenceNumber covering_seq = 0;
+  SequenceNumber* const covering =
+      view->version->has_range_deletions || view->mem->has_range_tombstones() ||
+              (view->imm != nullptr && view->imm->has_range_tombstones())
+          ? &covering_seq
+          : nullptr;
+  MemTable::GetResult mr = view->mem->Get(lkey, hash, value, &stats, covering);
   if (mr == MemTable::GetResult::kNotFound && view->imm != nullptr) {
-    mr = view->imm->Get(lkey, hash, value, &stats);
+    mr = view->imm->Get(lkey, hash, value, &stats, covering);
   }
   if (mr != MemTable::GetResult::kNotFound) {
     stats.Add(config::kNoLevel, kMemtableHit);
@@ -211,7 +221,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
     stats.Add(config::kNoLevel, kMemtableMiss);
     Version::GetResult vr;
     s = view->version->Get(options, lkey, hash, table_cache_.get(), value, &vr,
-                           &stats);
+                           &stats, covering);
     found = s.ok() && vr == Version::GetResult::kFound;
   }
   if (found) stats.Add(config::kNoLevel, kNumberKeysFound);
@@ -224,13 +234,17 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   // First: see Get. The iterator keeps its own reference to the view.
   std::shared_ptr<const ReadView> view = views_.Acquire().Share();
   const SequenceNumber seq = ReadSequence(options);
+  absl::StatusOr<std::shared_ptr<const FragmentedRangeTombstones>> range_dels =
+      CollectRangeTombstones(*view, table_cache_.get(), seq);
+  if (!range_dels.ok()) return NewEmptyIterator(range_dels.status());
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(view->mem->NewIterator());
   if (view->imm != nullptr) children.push_back(view->imm->NewIterator());
   view->version->AddIterators(options, table_cache_.get(), &stats_, &children);
   std::unique_ptr<Iterator> it = NewUserIterator(
       view->version->icmp,
-      NewMergingIterator(view->version->icmp, std::move(children)), seq);
+      NewMergingIterator(view->version->icmp, std::move(children)), seq,
+      *std::move(range_dels));
   // Cleanups run after the children are gone: the view outlives them.
   it->RegisterCleanup([view = std::move(view)] {});
   return it;

@@ -86,6 +86,8 @@ class DBImpl final : public DB {
                    std::string_view value) override;
   absl::Status Delete(const WriteOptions& options,
                       std::string_view key) override;
+  absl::Status DeleteRange(const WriteOptions& options, std::string_view begin,
+                           std::string_view end) override;
   absl::Status Write(const WriteOptions& options, WriteBatch* batch) override;
   absl::Status Get(const ReadOptions& options, std::string_view key,
                    std::string* value) override;

@@ -28,8 +28,8 @@ struct DBImpl::Writer {
 
 namespace {
 
-// Put and Delete build their one-entry batch in a per-thread batch whose
-// buffer survives between calls, so a write allocates nothing. Write is
+// Put, Delete and DeleteRange build their one-entry batch in a per-thread batch
+// whose buffer survives between calls, so a write allocates nothing. Write is
 // done with the batch when it returns; a batch grown past 1 MiB (a huge
 // value) is let go rather than kept for the thread's lifetime.
 WriteBatch* ThreadBatch() {
@@ -54,10 +54,26 @@ absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
   return Write(options, batch);
 }
 
+absl::Status DBImpl::DeleteRange(const WriteOptions& options,
+                                 std::string_view begin, std::string_view end) {
+  WriteBatch* batch = ThreadBatch();
+  batch->DeleteRange(begin, end);  // Write refuses it if begin >= end
+  return Write(options, batch);
+}
+
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   if (read_only_) return ReadOnlyError(batch == nullptr ? "Flush" : "Write");
   // A batch that refused an entry (too large) is refused whole.
   if (batch != nullptr) RETURN_IF_ERROR(batch->status());
+  // Range tombstones are fragmented and compared bytewise
+  // (table/range_tombstone.h): refused under any other comparator rather
+  // than deleting the wrong keys.
+  if (batch != nullptr && options_.comparator != BytewiseComparator() &&
+      WriteBatchInternal::HasRangeDeletion(batch)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeleteRange needs the bytewise comparator; this DB uses ",
+                     options_.comparator->Name()));
+  }
   Writer w(batch, options.sync);
   MutexLock l(&mu_);
   writers_.push_back(&w);

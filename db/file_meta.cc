@@ -56,6 +56,7 @@ FileFacts FactsFromProperties(const TableProperties& props,
   FileFacts f;
   f.num_entries = props.num_entries;
   f.num_deletions = props.num_deletions;
+  f.num_range_deletions = props.num_range_deletions;
   f.smallest_seq = 0;
   f.largest_seq = last_sequence;
   f.filter.layout = props.filter_layout;
@@ -97,9 +98,16 @@ void EncodeFileFacts(const FileFacts& facts, std::string* dst) {
     PutVarint64(dst, facts.replacement->size);
     EncodeFilterFacts(facts.replacement->filter, dst);
   }
-  // Format 3; absent means 0, so files that are not ingested encode as in
-  // format 2.
-  if (facts.global_sequence != 0) PutVarint64(dst, facts.global_sequence);
+  // Format 3: the global sequence, absent (or, from format 4, 0) for a
+  // file that was not ingested. Format 4: the range tombstone count, absent
+  // when 0; present, it needs the global sequence before it. So files that
+  // are neither ingested nor hold range tombstones encode as in format 2.
+  if (facts.global_sequence != 0 || facts.num_range_deletions != 0) {
+    PutVarint64(dst, facts.global_sequence);
+  }
+  if (facts.num_range_deletions != 0) {
+    PutVarint64(dst, facts.num_range_deletions);
+  }
 }
 
 bool DecodeFileFacts(std::string_view src, FileFacts* facts) {
@@ -128,13 +136,19 @@ bool DecodeFileFacts(std::string_view src, FileFacts* facts) {
     }
     facts->replacement = r;
   }
-  if (!in.empty()) {
-    if (!GetVarint64(&in, &facts->global_sequence) ||
-        facts->global_sequence == 0 ||
-        facts->global_sequence != facts->smallest_seq ||
-        facts->global_sequence != facts->largest_seq) {
-      return false;
-    }
+  if (in.empty()) return true;
+  if (!GetVarint64(&in, &facts->global_sequence)) return false;
+  if (facts->global_sequence == 0) {
+    // Written only to make room for the range tombstone count.
+    return GetVarint64(&in, &facts->num_range_deletions) &&
+           facts->num_range_deletions != 0;
+  }
+  if (facts->global_sequence != facts->smallest_seq ||
+      facts->global_sequence != facts->largest_seq) {
+    return false;
+  }
+  if (!in.empty() && !GetVarint64(&in, &facts->num_range_deletions)) {
+    return false;
   }
   return true;  // anything left is a field of a later format
 }

@@ -50,7 +50,8 @@ struct ReplacementFilter {
 struct FileFacts {
   uint64_t num_entries = 0;    // values and tombstones
   uint64_t num_deletions = 0;  // tombstones
-  // Every entry's sequence is in [smallest_seq, largest_seq]: exact for
+  // Every entry's sequence (range tombstones' too) is in [smallest_seq,
+  // largest_seq]: exact for
   // files recorded with their facts, a bound for files from a format-1
   // MANIFEST (see FactsFromProperties).
   SequenceNumber smallest_seq = 0;
@@ -60,6 +61,9 @@ struct FileFacts {
   // Nonzero for an ingested file: its entries are stored with sequence 0
   // and read with this one (smallest_seq == largest_seq == it).
   SequenceNumber global_sequence = 0;
+  // Range tombstones in the file's range-deletion block. Readers skip the
+  // tombstone checks of a Version none of whose files has any.
+  uint64_t num_range_deletions = 0;
 
   // The filter readers use: the replacement's, if there is one.
   const FilterFacts& read_filter() const {

@@ -34,10 +34,20 @@
 namespace sift {
 namespace {
 
-// True if mem holds an entry whose user key is in [smallest, largest].
+// True if mem holds an entry whose user key is in [smallest, largest], or
+// a range tombstone overlapping that range: flushed first, it stays older
+// than the ingested file in the level order as well as by sequence.
 bool MemTableOverlaps(const MemTable& mem, const Comparator* cmp,
                       std::string_view smallest, std::string_view largest) {
   if (mem.empty()) return false;
+  if (mem.has_range_tombstones()) {
+    for (const RangeTombstone& t : mem.RangeTombstoneList()) {
+      if (cmp->Compare(t.begin, largest) <= 0 &&
+          cmp->Compare(t.end, smallest) > 0) {
+        return true;
+      }
+    }
+  }
   std::unique_ptr<Iterator> it = mem.NewIterator();
   std::string target;
   AppendInternalKey(&target, smallest, kMaxSequenceNumber, kValueTypeForSeek);

@@ -31,7 +31,39 @@ MemTable::MemTable(KeyComparator icmp, size_t filter_bits, int filter_probes)
 MemTable::~MemTable() = default;
 
 size_t MemTable::ApproximateMemoryUsage() const {
-  return arena_.MemoryUsage() + FilterMemory();
+  return arena_.MemoryUsage() + FilterMemory() +
+         range_tombstone_bytes_.load(std::memory_order_relaxed);
+}
+
+void MemTable::AddRangeTombstone(SequenceNumber seq, std::string_view begin,
+                                 std::string_view end) {
+  {
+    MutexLock l(&range_mu_);
+    range_list_.push_back(
+        RangeTombstone{std::string(begin), std::string(end), seq});
+    range_fragments_.reset();
+  }
+  range_tombstone_bytes_.fetch_add(
+      sizeof(RangeTombstone) + begin.size() + end.size(),
+      std::memory_order_relaxed);
+  has_range_tombstones_.store(true, std::memory_order_release);
+  // Counted as an entry, so a memtable holding only tombstones is flushed.
+  num_entries_.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::shared_ptr<const FragmentedRangeTombstones> MemTable::RangeTombstones()
+    const {
+  MutexLock l(&range_mu_);
+  if (range_fragments_ == nullptr) {
+    range_fragments_ =
+        std::make_shared<const FragmentedRangeTombstones>(range_list_);
+  }
+  return range_fragments_;
+}
+
+std::vector<RangeTombstone> MemTable::RangeTombstoneList() const {
+  MutexLock l(&range_mu_);
+  return range_list_;
 }
 
 void MemTable::Add(SequenceNumber seq, ValueType type, std::string_view key,
@@ -53,7 +85,14 @@ void MemTable::Add(SequenceNumber seq, ValueType type, std::string_view key,
 }
 
 MemTable::GetResult MemTable::Get(const LookupKey& key, uint64_t hash,
-                                  std::string* value, LocalStats* stats) const {
+                                  std::string* value, LocalStats* stats,
+                                  SequenceNumber* covering) const {
+  if (covering != nullptr && has_range_tombstones()) {
+    const SequenceNumber read_seq =
+        ExtractTrailer(key.internal_key()) >> kValueTypeBits;
+    *covering = std::max(
+        *covering, RangeTombstones()->MaxCoveringSeq(key.user_key(), read_seq));
+  }
   if (filter_.num_bits() > 0) {
     if (!filter_.MayContainHash(hash)) {
       stats->Add(config::kNoLevel, kMemtableFilterUseful);
@@ -77,8 +116,11 @@ MemTable::GetResult MemTable::Get(const LookupKey& key, uint64_t hash,
   if (filter_.num_bits() > 0) {
     stats->Add(config::kNoLevel, kMemtableFilterTruePositive);
   }
-  if ((ExtractTrailer(ik) & kValueTypeMask) == kTypeDeletion)
+  if ((ExtractTrailer(ik) & kValueTypeMask) == kTypeDeletion ||
+      (covering != nullptr &&
+       (ExtractTrailer(ik) >> kValueTypeBits) < *covering)) {
     return GetResult::kDeleted;
+  }
   const std::string_view v = GetLengthPrefixedSlice(ikey + ikey_len);
   value->assign(v.data(), v.size());
   return GetResult::kFound;

@@ -34,8 +34,12 @@ using BatchVector = absl::InlinedVector<T, kInlineKeys>;
 // buffers reused from file to file.
 class LevelProbe {
  public:
-  LevelProbe(const ReadOptions& options, TableCache* cache, LocalStats* stats)
-      : options_(options), cache_(cache), stats_(stats) {}
+  LevelProbe(const ReadOptions& options, TableCache* cache, LocalStats* stats,
+             bool range_dels)
+      : options_(options),
+        cache_(cache),
+        stats_(stats),
+        range_dels_(range_dels) {}
 
   void Clear() {
     files_.clear();
@@ -93,12 +97,16 @@ class LevelProbe {
     }
     lookups_.clear();
     asked_.clear();
+    // Before the filter: its "no" says nothing of the file's tombstones,
+    // which may delete the key's entries in older files.
+    const bool tombstones =
+        range_dels_ && fk.file->facts->num_range_deletions > 0;
     for (size_t i = fk.begin; i < fk.end; ++i) {
       MultiGetKey* k = keys_[i];
-      if (k->done ||
-          !FilterMayMatch(*table, level, k->user_key, k->hash, stats_)) {
+      if (k->done) continue;
+      if (tombstones) RaiseCovering(*table, k);
+      if (!FilterMayMatch(*table, level, k->user_key, k->hash, stats_))
         continue;
-      }
       Table::BatchLookup& l = lookups_.emplace_back();
       l.lookup_key = k->internal_key;
       l.value = k->value;
@@ -116,9 +124,17 @@ class LevelProbe {
       } else if (l.result != Table::LookupResult::kNotFound) {
         CountFilterTruePositive(*table, level, stats_);
         k->done = true;
-        k->found = l.result == Table::LookupResult::kFound;
+        k->found = l.result == Table::LookupResult::kFound &&
+                   l.sequence >= k->covering;
       }
     }
+  }
+
+  static void RaiseCovering(const Table& table, MultiGetKey* k) {
+    const SequenceNumber read_seq =
+        ExtractTrailer(k->internal_key) >> kValueTypeBits;
+    k->covering = std::max(k->covering, table.range_tombstones().MaxCoveringSeq(
+                                            k->user_key, read_seq));
   }
 
   static void Fail(MultiGetKey* k, const absl::Status& s) {
@@ -129,6 +145,7 @@ class LevelProbe {
   const ReadOptions& options_;
   TableCache* const cache_;
   LocalStats* const stats_;
+  const bool range_dels_;  // the Version or the memtables hold some
   absl::InlinedVector<FileKeys, 8> files_;
   BatchVector<MultiGetKey*> keys_;
   BatchVector<Table::BatchLookup> lookups_;
@@ -139,8 +156,8 @@ class LevelProbe {
 
 void Version::MultiGet(const ReadOptions& options,
                        absl::Span<MultiGetKey* const> keys, TableCache* cache,
-                       LocalStats* stats) const {
-  LevelProbe probe(options, cache, stats);
+                       LocalStats* stats, bool range_dels) const {
+  LevelProbe probe(options, cache, stats, range_dels && has_range_deletions);
   // Level 0, newest file first: each takes the open keys in its range (a
   // key an earlier file decides is skipped when its turn comes).
   for (size_t i = 0; i < files[0].size(); ++i) {
@@ -202,6 +219,10 @@ std::vector<absl::Status> DBImpl::MultiGet(
   const SequenceNumber seq = ReadSequence(options);
   LocalStats stats(&stats_);
   stats.Add(config::kNoLevel, kNumberKeysRead, n);
+  // Range tombstones anywhere: tracked per key as in Get.
+  const bool range_dels =
+      view->version->has_range_deletions || view->mem->has_range_tombstones() ||
+      (view->imm != nullptr && view->imm->has_range_tombstones());
   BatchVector<MultiGetKey> batch(n);
   BatchVector<MultiGetKey*> pending;  // the keys the memtables left open
   // Their lookup keys, back to back; reserved whole, so never moved.
@@ -219,9 +240,11 @@ std::vector<absl::Status> DBImpl::MultiGet(
     k.value = &(*values)[i];
     k.status = &statuses[i];
     const LookupKey lkey(keys[i], seq);
-    MemTable::GetResult mr = view->mem->Get(lkey, k.hash, k.value, &stats);
+    SequenceNumber* const covering = range_dels ? &k.covering : nullptr;
+    MemTable::GetResult mr =
+        view->mem->Get(lkey, k.hash, k.value, &stats, covering);
     if (mr == MemTable::GetResult::kNotFound && view->imm != nullptr) {
-      mr = view->imm->Get(lkey, k.hash, k.value, &stats);
+      mr = view->imm->Get(lkey, k.hash, k.value, &stats, covering);
     }
     if (mr != MemTable::GetResult::kNotFound) {
       stats.Add(config::kNoLevel, kMemtableHit);
@@ -237,7 +260,8 @@ std::vector<absl::Status> DBImpl::MultiGet(
   }
   std::sort(pending.begin(), pending.end(), UserKeyLess{&view->version->icmp});
   if (!pending.empty()) {
-    view->version->MultiGet(options, pending, table_cache_.get(), &stats);
+    view->version->MultiGet(options, pending, table_cache_.get(), &stats,
+                            range_dels);
   }
   for (size_t i = 0; i < n; ++i) {
     if (!statuses[i].ok()) continue;

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "table/internal_key.h"
 
 namespace sift {
 
@@ -30,6 +31,11 @@ struct MultiGetKey {
   // Found, deleted or failed: no later file is asked.
   bool done = false;
   bool found = false;
+  // The newest visible range tombstone covering the key among the sources
+  // asked so far (0: none); an entry found older than it is deleted. Kept
+  // only when the view holds range tombstones (MultiGetKey::covering of
+  // Version::MultiGet's `range_dels`).
+  SequenceNumber covering = 0;
 };
 
 }  // namespace sift

@@ -114,7 +114,8 @@ class Repairer {
     FileMetaData meta;
     std::unique_ptr<Iterator> iter = mem->NewIterator();
     RETURN_IF_ERROR(BuildTable(dbname_, env_, options_, &table_cache_,
-                               iter.get(), number, &meta));
+                               iter.get(), number, &meta,
+                               mem->RangeTombstoneList()));
     if (meta.file_size > 0) tables_.push_back(number);
     return absl::OkStatus();
   }
@@ -195,6 +196,23 @@ class Repairer {
       max_sequence = std::max(max_sequence, parsed.sequence);
     }
     RETURN_IF_ERROR(it->status());
+    // Range tombstones widen the key range as OutputFile::Finish does.
+    for (const RangeTombstone& t : table->range_tombstones().ToTombstones()) {
+      std::string lo, hi;
+      AppendInternalKey(&lo, t.begin, kMaxSequenceNumber, kValueTypeForSeek);
+      AppendInternalKey(&hi, t.end, kMaxSequenceNumber, kTypeRangeDeletion);
+      if (empty || KeyComparator::Internal(BytewiseComparator())
+                           .Compare(lo, meta->smallest) < 0) {
+        meta->smallest = lo;
+      }
+      if (empty || KeyComparator::Internal(BytewiseComparator())
+                           .Compare(hi, meta->largest) > 0) {
+        meta->largest = hi;
+      }
+      empty = false;
+      min_sequence = std::min(min_sequence, t.seq);
+      max_sequence = std::max(max_sequence, t.seq);
+    }
     if (empty) return absl::DataLossError(absl::StrCat(name, ": no entries"));
     meta->number = number;
     // The facts its properties give, with the exact sequence range read.

@@ -23,6 +23,14 @@ size_t FindFile(const KeyComparator& icmp, const FileList& files,
 }
 
 void Version::BuildSearchIndex() {
+  has_range_deletions = false;
+  for (const FileList& fl : files) {
+    for (const auto& f : fl) {
+      if (f->facts && f->facts->num_range_deletions > 0) {
+        has_range_deletions = true;
+      }
+    }
+  }
   for (int level = 1; level < config::kNumLevels; ++level) {
     largest_prefix[level].clear();
     // Prefixes order keys only bytewise: other comparators search the
@@ -64,11 +72,12 @@ namespace {
 
 // Probes one file, whose pinned table is `table` (null: not pinned, so from
 // the cache's LRU). Returns true when the file decided the lookup.
+// covering: as for Version::Get.
 bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
                const Table* table, int level, const LookupKey& key,
                uint64_t hash, TableCache* cache, std::string* value,
                Version::GetResult* result, LocalStats* stats,
-               absl::Status* status) {
+               absl::Status* status, SequenceNumber* covering) {
   std::shared_ptr<const Table> holder;
   if (table == nullptr) {
     auto t = cache->GetUnpinned(f);
@@ -79,18 +88,26 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
     holder = *std::move(t);
     table = holder.get();
   }
-  if (!FilterMayMatch(*table, level, key.user_key(), hash, stats)) {
-    return false;
+  if (covering != nullptr && f.facts->num_range_deletions > 0) {
+    const SequenceNumber read_seq =
+        ExtractTrailer(key.internal_key()) >> kValueTypeBits;
+    *covering = std::max(*covering, table->range_tombstones().MaxCoveringSeq(
+                                        key.user_key(), read_seq));
   }
+  if (!FilterMayMatch(*table, level, key.user_key(), hash, stats)) return false;
   Table::LookupResult r;
   TableReadCounters counters;
-  *status = table->Get(options, key.internal_key(), value, &r, &counters);
+  SequenceNumber found_seq = 0;
+  *status =
+      table->Get(options, key.internal_key(), value, &r, &counters, &found_seq);
   AddTableReads(level, counters, stats);
   if (!status->ok()) return true;
   if (r == Table::LookupResult::kNotFound) return false;
   CountFilterTruePositive(*table, level, stats);
-  *result = r == Table::LookupResult::kFound ? Version::GetResult::kFound
-                                             : Version::GetResult::kDeleted;
+  const bool covered = covering != nullptr && found_seq < *covering;
+  *result = r == Table::LookupResult::kFound && !covered
+                ? Version::GetResult::kFound
+                : Version::GetResult::kDeleted;
   return true;
 }
 
@@ -98,7 +115,8 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
 
 absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
                           uint64_t hash, TableCache* cache, std::string* value,
-                          GetResult* result, LocalStats* stats) const {
+                          GetResult* result, LocalStats* stats,
+                          SequenceNumber* covering) const {
   *result = GetResult::kNotFound;
   const std::string_view user_key = key.user_key();
   // Candidates are gathered a batch at a time -- level-0 files newest first
@@ -123,7 +141,8 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   auto probe = [&]() {
     for (int c = 0; c < n; ++c) {
       if (ProbeFile(options, *batch[c].file, batch[c].table, batch[c].level,
-                    key, hash, cache, value, result, stats, &status)) {
+                    key, hash, cache, value, result, stats, &status,
+                    covering)) {
         return true;
       }
     }

@@ -21,7 +21,8 @@ namespace sift {
 // The DB format version written in every MANIFEST snapshot (db/FORMAT.md,
 // "Format versions"). 2: files are recorded with their facts (tag 9).
 // 3: a file's facts may carry a global sequence (an ingested file).
-constexpr uint32_t kDbFormatVersion = 3;
+// 4: range tombstones (WAL records, table blocks, a count in the facts).
+constexpr uint32_t kDbFormatVersion = 4;
 
 class VersionEdit {
  public:

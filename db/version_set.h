@@ -53,16 +53,24 @@ class Version {
   // Looks the key up file by file: level 0 newest first, then one candidate
   // per deeper level. Each candidate is range-checked, then its filter is
   // probed with `hash`; only on "maybe" is a data block read.
+  // With covering null, range tombstones are not consulted (there are
+  // none: see has_range_deletions). Otherwise each candidate's tombstones
+  // covering the key raise *covering -- also when its filter says "no",
+  // which says nothing about its range deletions -- and the entry found
+  // reads as deleted if older than *covering.
   absl::Status Get(const ReadOptions& options, const LookupKey& key,
                    uint64_t hash, TableCache* cache, std::string* value,
-                   GetResult* result, LocalStats* stats) const;
+                   GetResult* result, LocalStats* stats,
+                   SequenceNumber* covering = nullptr) const;
 
   // Get for each undecided key of `keys` (sorted by user key under icmp;
   // duplicates allowed), in the order Get visits files for each: a key is done
   // at the first file that decides it. Each candidate file is opened and its
   // filter probed once for all the keys in its range (db/multi_get.h).
+  // With range_dels, range tombstones are consulted as Get does with a
+  // covering sequence, each key's in MultiGetKey::covering.
   void MultiGet(const ReadOptions& options, absl::Span<MultiGetKey* const> keys,
-                TableCache* cache, LocalStats* stats) const;
+                TableCache* cache, LocalStats* stats, bool range_dels) const;
 
   // Adds one iterator per level-0 file and one concatenating iterator per
   // deeper level; their block reads are counted in stats, per level.
@@ -102,6 +110,9 @@ class Version {
   // Per level, UserKeyPrefix of each file's largest user key (file order);
   // empty unless icmp is bytewise.
   std::vector<uint64_t> largest_prefix[config::kNumLevels];
+  // True if some file holds range tombstones (FileFacts). Set with
+  // largest_prefix; while false, reads skip every tombstone check.
+  bool has_range_deletions = false;
 
   // The pinned table of files[level][i], or null (not pinned, or a Version
   // made without a table cache).

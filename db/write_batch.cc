@@ -1,5 +1,6 @@
 #include "sift/write_batch.h"
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "db/memtable.h"
 #include "db/write_batch_internal.h"
@@ -48,6 +49,24 @@ void WriteBatch::Delete(std::string_view key) {
   PutLengthPrefixed(&rep_, key);
 }
 
+void WriteBatch::DeleteRange(std::string_view begin, std::string_view end) {
+  if (!status_.ok()) return;
+  if (CompareUserKeys(begin, end) >= 0) {
+    status_ = absl::InvalidArgumentError(absl::StrCat(
+        "WriteBatch::DeleteRange: begin '",
+        absl::CEscape(absl::string_view(begin.data(), begin.size())),
+        "' is not before end '",
+        absl::CEscape(absl::string_view(end.data(), end.size())), "'"));
+    return;
+  }
+  status_ = CheckEntrySize("WriteBatch::DeleteRange", end, {});
+  if (!Admit(begin, {})) return;
+  WriteBatchInternal::SetCount(this, Count() + 1);
+  rep_.push_back(static_cast<char>(kTypeRangeDeletion));
+  PutLengthPrefixed(&rep_, begin);
+  PutLengthPrefixed(&rep_, end);
+}
+
 absl::Status WriteBatch::Iterate(Handler* handler) const {
   std::string_view input(rep_);
   if (input.size() < WriteBatchInternal::kHeaderSize) {
@@ -72,6 +91,14 @@ absl::Status WriteBatch::Iterate(Handler* handler) const {
           return absl::DataLossError("bad Delete entry in write batch");
         }
         handler->Delete(key);
+        break;
+      case kTypeRangeDeletion:
+        if (!GetLengthPrefixed(&input, &key) ||
+            !GetLengthPrefixed(&input, &value) ||
+            CompareUserKeys(key, value) >= 0) {
+          return absl::DataLossError("bad DeleteRange entry in write batch");
+        }
+        handler->DeleteRange(key, value);
         break;
       default:
         return absl::DataLossError(absl::StrCat(
@@ -115,6 +142,7 @@ class NullHandler final : public WriteBatch::Handler {
  public:
   void Put(std::string_view, std::string_view) override {}
   void Delete(std::string_view) override {}
+  void DeleteRange(std::string_view, std::string_view) override {}
 };
 
 class MemTableInserter final : public WriteBatch::Handler {
@@ -127,6 +155,9 @@ class MemTableInserter final : public WriteBatch::Handler {
   void Delete(std::string_view key) override {
     mem_->Add(sequence_++, kTypeDeletion, key, "");
   }
+  void DeleteRange(std::string_view begin, std::string_view end) override {
+    mem_->AddRangeTombstone(sequence_++, begin, end);
+  }
 
  private:
   SequenceNumber sequence_;
@@ -134,6 +165,20 @@ class MemTableInserter final : public WriteBatch::Handler {
 };
 
 }  // namespace
+
+bool WriteBatchInternal::HasRangeDeletion(const WriteBatch* b) {
+  class Finder final : public WriteBatch::Handler {
+   public:
+    void Put(std::string_view, std::string_view) override {}
+    void Delete(std::string_view) override {}
+    void DeleteRange(std::string_view, std::string_view) override {
+      found = true;
+    }
+    bool found = false;
+  };
+  Finder finder;
+  return b->Iterate(&finder).ok() && finder.found;
+}
 
 absl::Status WriteBatchInternal::Verify(const WriteBatch* b) {
   NullHandler handler;

@@ -38,6 +38,9 @@ class WriteBatchInternal {
   // Applies the batch to mem with sequences Sequence(b), +1, ...
   static absl::Status InsertInto(const WriteBatch* b, MemTable* mem);
 
+  // True if b holds a DeleteRange (false for a malformed batch).
+  static bool HasRangeDeletion(const WriteBatch* b);
+
   // Appends src's entries to dst.
   static void Append(WriteBatch* dst, const WriteBatch* src);
 };

@@ -49,6 +49,15 @@ void KeyComparator::ShortenSuccessor(std::string* key) const {
 
 std::string InternalKeyDebugString(std::string_view ikey) {
   ParsedInternalKey parsed;
+  if (ikey.size() >= kInternalKeyTrailerSize &&
+      (ExtractTrailer(ikey) & kValueTypeMask) == kTypeRangeDeletion) {
+    // A range tombstone, or a file's bound at a tombstone's end.
+    const std::string_view user = ExtractUserKey(ikey);
+    return absl::StrCat(
+        "'", absl::CEscape(absl::string_view(user.data(), user.size())), "' @ ",
+        ExtractTrailer(ikey) >> kValueTypeBits, " : ",
+        static_cast<int>(kTypeRangeDeletion));
+  }
   if (!ParseInternalKey(ikey, &parsed)) {
     return absl::StrCat(
         "(bad internal key) '",

@@ -22,9 +22,13 @@ namespace sift {
 using SequenceNumber = uint64_t;
 
 // Stored on disk in every internal key and WAL record: DO NOT CHANGE.
+// kTypeRangeDeletion marks a range tombstone: a WAL record (db/FORMAT.md)
+// or an entry of a table's range-deletion block (FORMAT.md), never a data
+// block entry, so ParseInternalKey rejects it.
 enum ValueType : uint8_t {
   kTypeDeletion = 0,
   kTypeValue = 1,
+  kTypeRangeDeletion = 2,
 };
 
 // The trailer is (sequence << kValueTypeBits) | type: the low byte holds the

@@ -57,6 +57,10 @@ std::string EncodeProperties(const TableProperties& p) {
   m[prop::kNumDataBlocks] = VarintValue(p.num_data_blocks);
   m[prop::kNumDeletions] = VarintValue(p.num_deletions);
   m[prop::kNumEntries] = VarintValue(p.num_entries);
+  // Only in files that hold range tombstones: other files keep their bytes.
+  if (p.num_range_deletions > 0) {
+    m[prop::kNumRangeDeletions] = VarintValue(p.num_range_deletions);
+  }
   m[prop::kRawKeySize] = VarintValue(p.raw_key_size);
   m[prop::kRawValueSize] = VarintValue(p.raw_value_size);
   m[prop::kSmallestKey] = p.smallest_key;
@@ -76,6 +80,7 @@ absl::Status DecodeProperties(const Block& block, TableProperties* p) {
       {prop::kNumDataBlocks, &p->num_data_blocks},
       {prop::kNumDeletions, &p->num_deletions},
       {prop::kNumEntries, &p->num_entries},
+      {prop::kNumRangeDeletions, &p->num_range_deletions},
       {prop::kRawKeySize, &p->raw_key_size},
       {prop::kRawValueSize, &p->raw_value_size},
   };
@@ -128,6 +133,9 @@ std::string TableProperties::ToString() const {
   absl::StrAppendFormat(&s, "creation time: %u\n", creation_time);
   absl::StrAppendFormat(&s, "# entries: %u\n", num_entries);
   absl::StrAppendFormat(&s, "# deletions: %u\n", num_deletions);
+  if (num_range_deletions > 0) {
+    absl::StrAppendFormat(&s, "# range deletions: %u\n", num_range_deletions);
+  }
   absl::StrAppendFormat(&s, "# data blocks: %u\n", num_data_blocks);
   absl::StrAppendFormat(&s, "raw key size: %u\n", raw_key_size);
   absl::StrAppendFormat(&s, "raw value size: %u\n", raw_value_size);

@@ -30,6 +30,7 @@ inline constexpr char kLargestKey[] = "sift.largest.key";
 inline constexpr char kNumDataBlocks[] = "sift.num.data.blocks";
 inline constexpr char kNumDeletions[] = "sift.num.deletions";
 inline constexpr char kNumEntries[] = "sift.num.entries";
+inline constexpr char kNumRangeDeletions[] = "sift.num.range.deletions";
 inline constexpr char kRawKeySize[] = "sift.raw.key.size";
 inline constexpr char kRawValueSize[] = "sift.raw.value.size";
 inline constexpr char kSmallestKey[] = "sift.smallest.key";

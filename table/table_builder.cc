@@ -9,6 +9,7 @@
 #include "snappy.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
+#include "table/range_del_block.h"
 #include "util/hash.h"
 #include "util/status_macros.h"
 
@@ -227,6 +228,18 @@ void TableBuilder::WriteFilter(BlockBuilder* metaindex) {
   metaindex->Add(kFilterName, encoded);
 }
 
+void TableBuilder::AddRangeTombstone(RangeTombstone tombstone) {
+  range_tombstones_.push_back(std::move(tombstone));
+}
+
+void TableBuilder::WriteRangeDels(BlockHandle* handle) {
+  if (range_tombstones_.empty() || !ok()) return;
+  props_.num_range_deletions = range_tombstones_.size();
+  WriteBlock(EncodeRangeDelBlock(std::move(range_tombstones_)),
+             /*may_compress=*/false, handle);
+  range_tombstones_.clear();
+}
+
 absl::Status TableBuilder::Finish() {
   assert(!closed_);
   if (closed_) return absl::FailedPreconditionError("table already finished");
@@ -237,11 +250,14 @@ absl::Status TableBuilder::Finish() {
                                                    : "");
 
   // Meta blocks, named in the metaindex in sorted order: filter,
-  // properties, user filter.
+  // properties, range deletions, user filter.
   BlockBuilder metaindex(1);
   WriteFilter(&metaindex);
   BlockHandle user_filter_handle;
   const bool has_user_filter = WriteUserFilter(&user_filter_handle);
+  const bool has_range_dels = !range_tombstones_.empty();
+  BlockHandle range_del_handle;
+  WriteRangeDels(&range_del_handle);
 
   // The index: the last block's entry is a short successor of its last key.
   if (ok() && pending_index_entry_) {
@@ -261,6 +277,11 @@ absl::Status TableBuilder::Finish() {
   std::string encoded;
   props_handle.EncodeTo(&encoded);
   metaindex.Add(kPropertiesName, encoded);
+  if (has_range_dels) {
+    encoded.clear();
+    range_del_handle.EncodeTo(&encoded);
+    metaindex.Add(kRangeDelBlockName, encoded);
+  }
   if (has_user_filter) {
     encoded.clear();
     user_filter_handle.EncodeTo(&encoded);

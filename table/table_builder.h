@@ -21,6 +21,7 @@
 #include "table/block_builder.h"
 #include "table/format.h"
 #include "table/internal_key.h"
+#include "table/range_tombstone.h"
 #include "util/bloom.h"
 
 namespace sift {
@@ -54,6 +55,9 @@ class TableBuilder {
   // Adds an entry. InvalidArgument (and nothing written) if ikey is not a
   // valid internal key or not greater than the previous one.
   absl::Status Add(std::string_view ikey, std::string_view value);
+  // Adds a range tombstone, written to the range-deletion block at Finish
+  // (any order relative to Add). REQUIRES: begin < end.
+  void AddRangeTombstone(RangeTombstone tombstone);
 
   // Writes the remaining data, the filter, properties, metaindex, index and
   // footer. REQUIRES: Finish and Abandon not called yet.
@@ -85,6 +89,8 @@ class TableBuilder {
   // With options_.filter_policy: writes its filter of user_filter_keys_
   // and returns true.
   bool WriteUserFilter(BlockHandle* handle);
+  // Writes the range-deletion block, if any tombstone was added.
+  void WriteRangeDels(BlockHandle* handle);
 
   const Options options_;
   const KeyComparator icmp_;  // from options_.comparator
@@ -102,6 +108,7 @@ class TableBuilder {
   // next block is seen, so the index separator can be shortened against it.
   bool pending_index_entry_ = false;
   BlockHandle pending_handle_;
+  std::vector<RangeTombstone> range_tombstones_;
   std::string compressed_;  // scratch for Snappy output
   TableProperties props_;
   bool closed_ = false;

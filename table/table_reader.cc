@@ -9,6 +9,7 @@
 #include "table/global_sequence_iterator.h"
 #include "table/internal_key.h"
 #include "table/properties.h"
+#include "table/range_del_block.h"
 #include "table/two_level_iterator.h"
 #include "util/cache_line.h"
 #include "util/coding.h"
@@ -99,7 +100,8 @@ absl::Status Table::ReadMeta(
     const bool is_filter = it->key() == kFilterName;
     const bool is_props = it->key() == kPropertiesName;
     const bool is_user_filter = it->key() == kUserFilterName;
-    if (!is_filter && !is_props && !is_user_filter) {
+    const bool is_range_del = it->key() == kRangeDelBlockName;
+    if (!is_filter && !is_props && !is_user_filter && !is_range_del) {
       continue;  // a name from a later version
     }
     if (!h.DecodeFrom(&v) || !h.FitsBefore(limit)) {
@@ -112,6 +114,9 @@ absl::Status Table::ReadMeta(
     } else if (is_user_filter) {
       has_user_filter_block_ = true;
       user_filter_handle_ = h;
+    } else if (is_range_del) {
+      has_range_del_block_ = true;
+      range_del_handle_ = h;
     } else {
       have_properties = true;
       properties_handle_ = h;
@@ -127,6 +132,10 @@ absl::Status Table::ReadMeta(
   Block props_block(std::move(contents));
   RETURN_IF_ERROR(InBlock(DecodeProperties(props_block, &properties_),
                           file_name_, "properties", properties_handle_));
+  // Before the filter, which may return early: tombstones are always read.
+  if (has_range_del_block_) {
+    RETURN_IF_ERROR(LoadRangeTombstones(range_del_handle_));
+  }
   // A filter is probed only by the policy that built it (FORMAT.md): under
   // a user policy, a file without its filter reads as if it had none.
   if (user_policy_ != nullptr) {
@@ -157,6 +166,18 @@ void Table::LoadUserFilter() {
   if (!filter_status_.ok()) return;  // read without a filter
   user_filter_.assign(contents.data);
   has_user_filter_ = true;
+}
+
+// Unlike a filter, damaged tombstones fail Open: reading without them
+// would show deleted keys.
+absl::Status Table::LoadRangeTombstones(const BlockHandle& handle) {
+  BlockContents contents;
+  RETURN_IF_ERROR(ReadBlock(*file_, file_name_, handle, &contents));
+  std::vector<RangeTombstone> tombstones;
+  RETURN_IF_ERROR(DecodeRangeDelBlock(contents.data, file_name_, handle.offset,
+                                      &tombstones));
+  range_tombstones_ = FragmentedRangeTombstones(tombstones);
+  return absl::OkStatus();
 }
 
 void Table::LoadFilter(const BlockHandle& handle) {
@@ -361,7 +382,8 @@ absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(
 
 absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
                         std::string* value, LookupResult* result,
-                        TableReadCounters* counters) const {
+                        TableReadCounters* counters,
+                        SequenceNumber* seq) const {
   *result = LookupResult::kNotFound;
   // Every entry has the global sequence: all newer than the lookup's, or
   // all visible (and then the stored sequence 0 is found by any lookup).
@@ -372,7 +394,7 @@ absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
   if (i == index_.size()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
                    ReadDataBlock(options, index_[i].handle, counters));
-  return GetInBlock(*block, i, lookup_key, value, result);
+  return GetInBlock(*block, i, lookup_key, value, result, seq);
 }
 
 void Table::MultiGet(const ReadOptions& options,
@@ -382,6 +404,11 @@ void Table::MultiGet(const ReadOptions& options,
   absl::StatusOr<std::shared_ptr<const Block>> block;
   for (BatchLookup& l : lookups) {
     l.result = LookupResult::kNotFound;
+    // As in Get: an ingested table is newer than the lookup, or visible.
+    if (global_sequence_ > ExtractTrailer(l.lookup_key) >> kValueTypeBits) {
+      l.status = absl::OkStatus();
+      continue;
+    }
     // Keys ascend, so a key at or below the current block's separator is
     // served by that block: no index search.
     const size_t i =
@@ -397,15 +424,16 @@ void Table::MultiGet(const ReadOptions& options,
       block = ReadDataBlock(options, index_[i].handle, counters);
       current = i;
     }
-    l.status = block.ok()
-                   ? GetInBlock(**block, i, l.lookup_key, l.value, &l.result)
-                   : block.status();
+    l.status = block.ok() ? GetInBlock(**block, i, l.lookup_key, l.value,
+                                       &l.result, &l.sequence)
+                          : block.status();
   }
 }
 
 absl::Status Table::GetInBlock(const Block& block, size_t i,
                                std::string_view lookup_key, std::string* value,
-                               LookupResult* result) const {
+                               LookupResult* result,
+                               SequenceNumber* seq) const {
   Block::Iter it(&block, icmp_);
   it.Seek(lookup_key);
   if (!it.Valid()) {
@@ -418,6 +446,9 @@ absl::Status Table::GetInBlock(const Block& block, size_t i,
   }
   if (!icmp_.SameUser(parsed.user_key, ExtractUserKey(lookup_key))) {
     return absl::OkStatus();
+  }
+  if (seq != nullptr) {
+    *seq = global_sequence_ != 0 ? global_sequence_ : parsed.sequence;
   }
   if (parsed.type == kTypeDeletion) {
     *result = LookupResult::kDeleted;
@@ -472,6 +503,11 @@ absl::Status Table::VerifyChecksum() const {
     if (b.kind == "filter" && !BloomFilterReader(contents.data).valid()) {
       return CorruptionError(file_name_, b.handle.offset,
                              "filter block has an unknown format");
+    }
+    if (b.kind == "range_del") {
+      std::vector<RangeTombstone> tombstones;
+      RETURN_IF_ERROR(DecodeRangeDelBlock(contents.data, file_name_,
+                                          b.handle.offset, &tombstones));
     }
     if (b.kind == "data") {
       RETURN_IF_ERROR(
@@ -544,6 +580,9 @@ std::vector<Table::BlockInfo> Table::Blocks() const {
   if (has_filter_block_) blocks.push_back({"filter", filter_handle_});
   if (has_user_filter_block_) {
     blocks.push_back({"user filter", user_filter_handle_});
+  }
+  if (has_range_del_block_) {
+    blocks.push_back({"range_del", range_del_handle_});
   }
   blocks.push_back({"properties", properties_handle_});
   blocks.push_back({"metaindex", metaindex_handle_});

@@ -30,6 +30,7 @@
 #include "table/block.h"
 #include "table/format.h"
 #include "table/internal_key.h"
+#include "table/range_tombstone.h"
 #include "util/bloom.h"
 #include "util/cache.h"
 
@@ -108,6 +109,12 @@ class Table {
   // True when the filter probed is a replacement given to Open.
   bool filter_is_replacement() const { return filter_is_replacement_; }
 
+  // The file's range tombstones (its range-deletion block), fragmented at
+  // Open and kept in memory; empty for a file without them.
+  const FragmentedRangeTombstones& range_tombstones() const {
+    return range_tombstones_;
+  }
+
   enum class LookupResult : uint8_t {
     kNotFound,  // no entry for the user key at or below the sequence
     kFound,     // *value holds the newest value at or below the sequence
@@ -117,16 +124,22 @@ class Table {
   // Looks up `lookup_key`, an internal key (user key, sequence,
   // kValueTypeForSeek), skipping the filter (callers probe it first with
   // KeyMayMatch so they can count). Reads at most one data block.
+  // Range tombstones are not applied (see range_tombstones()). When found
+  // (or deleted) and seq is not null, *seq is the entry's sequence (an
+  // ingested table's global sequence).
   absl::Status Get(const ReadOptions& options, std::string_view lookup_key,
                    std::string* value, LookupResult* result,
-                   TableReadCounters* counters) const;
+                   TableReadCounters* counters,
+                   SequenceNumber* seq = nullptr) const;
 
   // One key of a MultiGet: lookup_key and value as for Get; result and
-  // status are what Get would have set and returned.
+  // status are what Get would have set and returned, sequence what it
+  // would have stored in *seq.
   struct BatchLookup {
     std::string_view lookup_key;
     std::string* value = nullptr;
     LookupResult result = LookupResult::kNotFound;
+    SequenceNumber sequence = 0;
     absl::Status status;
   };
   // Get for each of `lookups`, in ascending lookup-key order (filters
@@ -165,7 +178,8 @@ class Table {
 
   // For tools: the handles of every block, in file order, with a name.
   struct BlockInfo {
-    // "data", "filter", "user filter", "properties", "metaindex", "index"
+    // "data", "filter", "user filter", "range_del", "properties",
+    // "metaindex", "index"
     std::string kind;
     BlockHandle handle;
   };
@@ -192,6 +206,7 @@ class Table {
   // Under a user policy: reads the user filter block if that policy built
   // it.
   void LoadUserFilter();
+  absl::Status LoadRangeTombstones(const BlockHandle& handle);
   // Keeps a copy of `filter` as the table's filter; false (and no filter)
   // if it does not parse.
   bool UseFilter(std::string_view filter);
@@ -205,7 +220,7 @@ class Table {
   // in `block`, data block i.
   absl::Status GetInBlock(const Block& block, size_t i,
                           std::string_view lookup_key, std::string* value,
-                          LookupResult* result) const;
+                          LookupResult* result, SequenceNumber* seq) const;
 
   class IndexIter;
 
@@ -233,6 +248,9 @@ class Table {
   size_t filter_size_ = 0;
   BloomFilterReader filter_;
   absl::Status filter_status_;
+  bool has_range_del_block_ = false;
+  BlockHandle range_del_handle_;
+  FragmentedRangeTombstones range_tombstones_;
   bool filter_is_replacement_ = false;
   bool has_user_filter_block_ = false;
   BlockHandle user_filter_handle_;

@@ -12,8 +12,14 @@ namespace {
 class UserIterator final : public Iterator {
  public:
   UserIterator(KeyComparator icmp, std::unique_ptr<Iterator> iter,
-               SequenceNumber sequence)
-      : icmp_(icmp), iter_(std::move(iter)), sequence_(sequence) {}
+               SequenceNumber sequence,
+               std::shared_ptr<const FragmentedRangeTombstones> range)
+      : icmp_(icmp),
+        iter_(std::move(iter)),
+        sequence_(sequence),
+        range_(std::move(range)) {
+    if (range_ != nullptr && range_->empty()) range_.reset();
+  }
 
   bool Valid() const override { return valid_; }
   // Forward: the internal iterator sits on the entry shown. Reverse: it
@@ -89,12 +95,20 @@ class UserIterator final : public Iterator {
     return true;
   }
 
+  // A tombstone, or an entry a visible range tombstone deletes.
+  bool Deleted(const ParsedInternalKey& k) const {
+    return k.type == kTypeDeletion ||
+           (range_ != nullptr &&
+            range_->MaxCoveringSeq(k.user_key, sequence_) > k.sequence);
+  }
+
   void FindNextUserEntry(bool skipping);
   void FindPrevUserEntry();
 
   const KeyComparator icmp_;
   const std::unique_ptr<Iterator> iter_;
   const SequenceNumber sequence_;
+  std::shared_ptr<const FragmentedRangeTombstones> range_;  // null: none
   Direction direction_ = kForward;
   bool valid_ = false;
   std::string saved_key_;  // reverse: the key shown; forward: a key to skip
@@ -109,7 +123,7 @@ void UserIterator::FindNextUserEntry(bool skipping) {
   for (; iter_->Valid(); iter_->Next()) {
     if (!Parse(&ikey)) return;
     if (ikey.sequence > sequence_) continue;
-    if (ikey.type == kTypeDeletion) {
+    if (Deleted(ikey)) {
       saved_key_.assign(ikey.user_key);
       skipping = true;
     } else if (!skipping || icmp_.CompareUser(ikey.user_key, saved_key_) > 0) {
@@ -183,7 +197,7 @@ void UserIterator::FindPrevUserEntry() {
         icmp_.CompareUser(ikey.user_key, saved_key_) < 0) {
       break;
     }
-    value_type = ikey.type;
+    value_type = Deleted(ikey) ? kTypeDeletion : kTypeValue;
     if (value_type == kTypeDeletion) {
       saved_key_.clear();
       saved_value_.clear();
@@ -207,10 +221,12 @@ void UserIterator::FindPrevUserEntry() {
 
 }  // namespace
 
-std::unique_ptr<Iterator> NewUserIterator(KeyComparator icmp,
-                                          std::unique_ptr<Iterator> internal,
-                                          SequenceNumber sequence) {
-  return std::make_unique<UserIterator>(icmp, std::move(internal), sequence);
+std::unique_ptr<Iterator> NewUserIterator(
+    KeyComparator icmp, std::unique_ptr<Iterator> internal,
+    SequenceNumber sequence,
+    std::shared_ptr<const FragmentedRangeTombstones> range_tombstones) {
+  return std::make_unique<UserIterator>(icmp, std::move(internal), sequence,
+                                        std::move(range_tombstones));
 }
 
 }  // namespace sift

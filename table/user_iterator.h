@@ -10,14 +10,19 @@
 
 #include "sift/iterator.h"
 #include "table/internal_key.h"
+#include "table/range_tombstone.h"
 
 namespace sift {
 
-// Entries newer than `sequence` are invisible.
-// icmp orders the internal iterator's keys.
-std::unique_ptr<Iterator> NewUserIterator(KeyComparator icmp,
-                                          std::unique_ptr<Iterator> internal,
-                                          SequenceNumber sequence);
+// Entries newer than `sequence` are invisible. icmp orders the internal
+// iterator's keys. With range_tombstones (not null), an entry older than a
+// tombstone covering its key, at or below `sequence`, is hidden as if
+// deleted.
+std::unique_ptr<Iterator> NewUserIterator(
+    KeyComparator icmp, std::unique_ptr<Iterator> internal,
+    SequenceNumber sequence,
+    std::shared_ptr<const FragmentedRangeTombstones> range_tombstones =
+        nullptr);
 
 }  // namespace sift
 

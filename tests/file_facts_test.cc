@@ -141,6 +141,10 @@ TEST(FileFactsTest, MalformedFactsAreDataLoss) {
           {"global sequence outside the range",
            [](std::string* s) { s->push_back(1); }},
           {"global sequence 0", [](std::string* s) { s->push_back(0); }},
+          // Format 4: a global sequence of 0 only makes room for a nonzero
+          // range tombstone count.
+          {"global sequence 0, count 0",
+           [](std::string* s) { s->append(2, '\0'); }},
       };
   for (const auto& [name, edit] : cases) {
     VersionEdit decoded;
@@ -148,17 +152,18 @@ TEST(FileFactsTest, MalformedFactsAreDataLoss) {
     EXPECT_TRUE(absl::IsDataLoss(s)) << name << ": " << s;
   }
   // Bytes after the known fields belong to a later format: skipped. Since
-  // format 3 the last known field is an ingested file's global sequence.
+  // format 4 the last known field is the range tombstone count.
   auto ingested = ExampleFile();
   ingested->facts->smallest_seq = ingested->facts->largest_seq = 5;
   ingested->facts->global_sequence = 5;
+  ingested->facts->num_range_deletions = 3;
   VersionEdit edit;
   edit.AddFile(1, ingested);
   std::string bytes;
   edit.EncodeTo(&bytes);
-  const size_t facts_length_at = bytes.size() - 46;  // 45 bytes of facts
-  ASSERT_EQ(bytes[facts_length_at], 45);
-  bytes[facts_length_at] = 47;
+  const size_t facts_length_at = bytes.size() - 47;  // 46 bytes of facts
+  ASSERT_EQ(bytes[facts_length_at], 46);
+  bytes[facts_length_at] = 48;
   bytes += "zz";
   VersionEdit decoded;
   ASSERT_TRUE(decoded.DecodeFrom(bytes).ok());

@@ -126,6 +126,21 @@ TEST_F(LdbTest, DataCommandsPrintRocksDbLines) {
   EXPECT_EQ(LdbDb("dump").out, "a ==> 1\nc ==> 3\nKeys in range: 2\n");
 }
 
+TEST_F(LdbTest, DeleteRangeRemovesTheHalfOpenRange) {
+  ASSERT_EQ(LdbDb("--create_if_missing put a 1").exit_code, 0);
+  ASSERT_EQ(LdbDb("batchput b 2 c 3 d 4").exit_code, 0);
+  CommandResult r = LdbDb("deleterange b d");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "OK\n");
+  EXPECT_EQ(LdbDb("scan").out, "a : 1\nd : 4\n");
+  r = LdbDb("deleterange d b");  // reversed: refused, nothing written
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("'d'"), std::string::npos) << r.err;
+  EXPECT_EQ(LdbDb("scan").out, "a : 1\nd : 4\n");
+  ASSERT_EQ(LdbDb("compact").exit_code, 0);
+  EXPECT_EQ(LdbDb("dump").out, "a ==> 1\nd ==> 4\nKeys in range: 2\n");
+}
+
 TEST_F(LdbTest, DumpThenLoadCopiesADatabase) {
   Fill(500);
   ASSERT_EQ(LdbDb("--hex batchput 0x00FF 0x0A00").exit_code, 0);

@@ -1,4 +1,5 @@
-// The model test: a seeded random sequence of puts, deletes, batches, gets
+// The model test: a seeded random sequence of puts, deletes, range deletes,
+// batches, gets
 // (latest and through snapshots), iterators in both directions, flushes,
 // compactions, ingested SSTables, checkpoints (opened and compared with the
 // model) and reopens -- each reopen with the filter fp chance switched
@@ -18,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -125,7 +127,19 @@ class ModelRunner {
   void Reopen();
   void DoPut();
   void DoDelete();
+  void DoDeleteRange();
   void DoBatch();
+  // A random [begin, end): up to 300 keys of the key space.
+  std::pair<std::string, std::string> RandomRange() {
+    const uint32_t i = rnd_.Uniform(key_space_);
+    const uint32_t span = 1 + rnd_.Uniform(std::min(key_space_, 300u));
+    return {absl::StrFormat("key%06u", i),
+            absl::StrFormat("key%06u", i + span)};
+  }
+  static void EraseRange(Model* m, const std::string& begin,
+                         const std::string& end) {
+    m->erase(m->lower_bound(begin), m->lower_bound(end));
+  }
   void DoGet(const LiveSnapshot* snap);
   void DoScan(bool forward, const LiveSnapshot* snap);
   void DoSeekAndStep();
@@ -199,13 +213,39 @@ void ModelRunner::DoDelete() {
   model_.erase(k);
 }
 
+void ModelRunner::DoDeleteRange() {
+  auto [begin, end] = RandomRange();
+  if (options_.comparator != BytewiseComparator()) {
+    // Range deletions need the bytewise comparator (sift/db.h): refused.
+    last_op_ = absl::StrCat("delete range [", begin, ", ", end, ") refused");
+    const absl::Status s = db_->DeleteRange(WriteOptions(), begin, end);
+    ASSERT_TRUE(absl::IsInvalidArgument(s)) << Where() << ": " << s;
+    return;
+  }
+  if (rnd_.OneIn(20)) {
+    // Reversed or empty: refused, nothing written.
+    last_op_ = absl::StrCat("bad delete range [", end, ", ", begin, ")");
+    const absl::Status s =
+        db_->DeleteRange(WriteOptions(), end, rnd_.OneIn(2) ? begin : end);
+    ASSERT_TRUE(absl::IsInvalidArgument(s)) << Where() << ": " << s;
+    return;
+  }
+  last_op_ = absl::StrCat("delete range [", begin, ", ", end, ")");
+  ASSERT_TRUE(db_->DeleteRange(WriteOptions(), begin, end).ok()) << Where();
+  EraseRange(&model_, begin, end);
+}
+
 void ModelRunner::DoBatch() {
   WriteBatch batch;
   Model after = model_;
   const int n = 1 + static_cast<int>(rnd_.Uniform(20));
   for (int i = 0; i < n; ++i) {
     const std::string k = RandomKey();
-    if (rnd_.OneIn(4)) {
+    if (rnd_.OneIn(40) && options_.comparator == BytewiseComparator()) {
+      auto [begin, end] = RandomRange();
+      batch.DeleteRange(begin, end);
+      EraseRange(&after, begin, end);
+    } else if (rnd_.OneIn(4)) {
       batch.Delete(k);
       after.erase(k);
     } else {
@@ -267,7 +307,8 @@ void ModelRunner::DoSeekAndStep() {
 void ModelRunner::DoCompactRange() {
   if (rnd_.OneIn(3)) {
     last_op_ = "compact all";
-    ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok()) << Where();
+    const absl::Status s = db_->CompactRange(std::nullopt, std::nullopt);
+    ASSERT_TRUE(s.ok()) << Where() << ": " << s;
     return;
   }
   std::optional<std::string> a, b;
@@ -276,7 +317,8 @@ void ModelRunner::DoCompactRange() {
   if (a && b && options_.comparator->Compare(*b, *a) < 0) std::swap(a, b);
   last_op_ =
       absl::StrCat("compact [", a.value_or("-"), ", ", b.value_or("-"), "]");
-  ASSERT_TRUE(db_->CompactRange(a, b).ok()) << Where();
+  const absl::Status s = db_->CompactRange(a, b);
+  ASSERT_TRUE(s.ok()) << Where() << ": " << s;
 }
 
 // One to three SstFileWriter files over disjoint runs of random keys (some
@@ -375,8 +417,10 @@ void ModelRunner::Run(int ops) {
   ASSERT_NO_FATAL_FAILURE(Open());
   for (op_ = 0; op_ < ops; ++op_) {
     const uint32_t r = rnd_.Uniform(10000);
-    if (r < 3000) {
+    if (r < 2850) {
       ASSERT_NO_FATAL_FAILURE(DoPut());
+    } else if (r < 3000) {
+      ASSERT_NO_FATAL_FAILURE(DoDeleteRange());
     } else if (r < 4000) {
       ASSERT_NO_FATAL_FAILURE(DoDelete());
     } else if (r < 4800) {

@@ -1,8 +1,8 @@
 // The metamorphic stress test, in the spirit of Pebble's: a seeded random
-// sequence of operations -- writes (single, batched, synced), gets and
-// iterator walks (both directions, with seeks, through snapshots), flushes,
-// range compactions, reopens with changed options (fp chance, filter
-// layout, compression, memtable and file sizes, block size,
+// sequence of operations -- writes (single, batched, synced), range
+// deletions, gets and iterator walks (both directions, with seeks, through
+// snapshots), flushes, range compactions, reopens with changed options (fp
+// chance, filter layout, compression, memtable and file sizes, block size,
 // max_open_files, level-0 trigger), simulated machine crashes that drop
 // unsynced data, and injected write failures recovered by Resume or by a
 // reopen -- runs under several option configurations, each checked

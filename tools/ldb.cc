@@ -52,6 +52,8 @@ const std::vector<CommandInfo>& Commands() {
       {"scan", "[--from=<key>] [--to=<key>] [--max_keys=<N>] [--no_value]",
        false, true, {"from=", "to=", "max_keys=", "no_value"}, 0, 0, Scan},
       {"delete", "<key>", false, true, {}, 1, 1, Delete},
+      {"deleterange", "<begin key> <end key>", false, true, {}, 2, 2,
+       DeleteRange},
       {"approxsize", "[--from=<key>] [--to=<key>]", false, true,
        {"from=", "to="}, 0, 0, ApproxSize},
       {"checkconsistency", "", false, true, {}, 0, 0, CheckConsistency},

@@ -67,6 +67,7 @@ void Print(std::string_view bytes);
 absl::Status Put(const Args& args);
 absl::Status Get(const Args& args);
 absl::Status Delete(const Args& args);
+absl::Status DeleteRange(const Args& args);
 absl::Status BatchPut(const Args& args);
 absl::Status Scan(const Args& args);
 absl::Status Dump(const Args& args);

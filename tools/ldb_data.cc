@@ -107,6 +107,17 @@ absl::Status Delete(const Args& a) {
   return absl::OkStatus();
 }
 
+// RocksDB's "deleterange <begin key> <end key>": removes [begin, end).
+absl::Status DeleteRange(const Args& a) {
+  ASSIGN_OR_RETURN(std::string begin, KeyArg(a, a.params[0]));
+  ASSIGN_OR_RETURN(std::string end, KeyArg(a, a.params[1]));
+  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  absl::Status s = db->DeleteRange(WriteOptions(), begin, end);
+  if (!s.ok()) return Failed("DeleteRange", s);
+  std::printf("OK\n");
+  return absl::OkStatus();
+}
+
 absl::Status BatchPut(const Args& a) {
   if (a.params.size() % 2 != 0) {
     return absl::InvalidArgumentError(

@@ -1,6 +1,7 @@
 // ldb dump_wal: one line per WAL record (one WriteBatch), in RocksDB's
 // form: "sequence,count,byte size,physical offset," then each entry as
-// "PUT(0) : 0xKEY" (": 0xVALUE" with --print_value) or "DELETE(0) : 0xKEY".
+// "PUT(0) : 0xKEY" (": 0xVALUE" with --print_value), "DELETE(0) : 0xKEY" or
+// "DELETE_RANGE(0) : 0xBEGIN 0xEND".
 // The (0) is RocksDB's column family id; siftdb has only the default one.
 // Keys and values are always hex here, as in RocksDB.
 
@@ -27,6 +28,10 @@ class RowPrinter : public WriteBatch::Handler {
   }
   void Delete(std::string_view key) override {
     absl::StrAppend(row_, "DELETE(0) : ", ToHex(key), " ");
+  }
+  void DeleteRange(std::string_view begin, std::string_view end) override {
+    absl::StrAppend(row_, "DELETE_RANGE(0) : ", ToHex(begin), " ", ToHex(end),
+                    " ");
   }
 
  private:

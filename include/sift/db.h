@@ -116,6 +116,19 @@ class DB {
   // Removes key; deleting a missing key is not an error.
   virtual absl::Status Delete(const WriteOptions& options,
                               std::string_view key) = 0;
+  // Removes every key in [begin, end) (half-open, bytewise, as RocksDB's
+  // DeleteRange), written before this call, as one write (one sequence
+  // number, one WAL record). begin >= end is InvalidArgument naming both,
+  // and nothing is written. Snapshots taken before still see the keys.
+  // Cost: one entry per call, whatever the range holds; reads of keys in
+  // the range and compactions check the range tombstone until compaction
+  // drops it at the bottom level with the keys it covers. A file wholly
+  // covered is dropped by compaction without being read. Range deletions
+  // need the bytewise comparator (Options::comparator's default): under any
+  // other, DeleteRange and a batch holding one are InvalidArgument.
+  virtual absl::Status DeleteRange(const WriteOptions& options,
+                                   std::string_view begin,
+                                   std::string_view end) = 0;
   // Applies the batch atomically. A batch whose status() is not OK (it
   // refused an entry as too large) is refused with that error, whole.
   // Write stamps the sequence number it assigns into the batch's header
@@ -276,7 +289,10 @@ class DB {
   //
   // Writes wait while the files are put in place: behind a running
   // compaction's end, and behind a memtable flush when a file overlaps
-  // the memtable (see IngestOptions::allow_blocking_flush). Reads go on.
+  // the memtable's keys or range deletions (see
+  // IngestOptions::allow_blocking_flush). Reads go on. A DeleteRange
+  // made after the ingest deletes the files' keys it covers; one made
+  // before does not.
   // FailedPrecondition on a DB opened read-only; the background error, if
   // one has stopped writes.
   virtual absl::Status IngestExternalFiles(

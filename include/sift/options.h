@@ -325,7 +325,8 @@ struct IngestOptions {
   // Default: false.
   bool move_files = false;
 
-  // When a file's key range overlaps the memtable, the memtable has to be
+  // When a file's key range overlaps the memtable (a key or a range
+  // deletion in it), the memtable has to be
   // flushed first, so that the ingested entries, newer than every entry
   // in the DB, end up above it.
   // true: flush it (the ingest then waits for the flush; writes wait too).

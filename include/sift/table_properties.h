@@ -15,6 +15,9 @@ namespace sift {
 struct TableProperties {
   uint64_t num_entries = 0;    // values and tombstones
   uint64_t num_deletions = 0;  // tombstones
+  // Range tombstones (DB::DeleteRange), in the range-deletion block; not
+  // counted in num_entries.
+  uint64_t num_range_deletions = 0;
   uint64_t num_data_blocks = 0;
   uint64_t raw_key_size = 0;    // sum of internal key sizes
   uint64_t raw_value_size = 0;  // sum of value sizes

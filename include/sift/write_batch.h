@@ -1,4 +1,5 @@
-// WriteBatch: a group of Puts and Deletes applied atomically by DB::Write.
+// WriteBatch: a group of Puts, Deletes and DeleteRanges applied atomically
+// by DB::Write.
 // After a crash a batch is either wholly present or wholly absent; entries
 // apply in the order added (a later Put of the same key wins).
 //
@@ -33,6 +34,12 @@ class WriteBatch {
   // and DB::Write refuses the batch whole, writing nothing. Clear() resets.
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
+  // Removes every key in [begin, end) (half-open, as RocksDB's DeleteRange)
+  // that is in the DB when the batch is written or earlier in this batch;
+  // a later Put in the batch of a key in the range survives. begin >= end
+  // (bytewise) is refused like an oversized entry: status() turns
+  // InvalidArgument naming both keys. Both keys are limited to kMaxKeySize.
+  void DeleteRange(std::string_view begin, std::string_view end);
 
   // Adds source's entries after this batch's, as LevelDB's Append. If
   // source refused an entry, this batch takes its status(), so DB::Write
@@ -44,7 +51,7 @@ class WriteBatch {
   // Removes every entry and clears status().
   void Clear();
 
-  // Number of Puts and Deletes.
+  // Number of Puts, Deletes and DeleteRanges.
   uint32_t Count() const;
   // Bytes the batch takes in the write-ahead log (db/FORMAT.md).
   size_t ApproximateSize() const { return rep_.size(); }
@@ -56,6 +63,7 @@ class WriteBatch {
     virtual ~Handler() = default;
     virtual void Put(std::string_view key, std::string_view value) = 0;
     virtual void Delete(std::string_view key) = 0;
+    virtual void DeleteRange(std::string_view begin, std::string_view end) = 0;
   };
   absl::Status Iterate(Handler* handler) const;
 

@@ -23,20 +23,21 @@ namespace sift {
 namespace {
 
 struct Op {
-  bool put;
-  std::string key, value;
-  bool operator==(const Op& o) const {
-    return put == o.put && key == o.key && value == o.value;
-  }
+  enum Kind { kDelete, kPut, kDeleteRange } kind;
+  std::string key, value;  // a DeleteRange's begin and end
+  bool operator==(const Op& o) const = default;
 };
 
 class Collector final : public WriteBatch::Handler {
  public:
   void Put(std::string_view key, std::string_view value) override {
-    ops.push_back({true, std::string(key), std::string(value)});
+    ops.push_back({Op::kPut, std::string(key), std::string(value)});
   }
   void Delete(std::string_view key) override {
-    ops.push_back({false, std::string(key), ""});
+    ops.push_back({Op::kDelete, std::string(key), ""});
+  }
+  void DeleteRange(std::string_view begin, std::string_view end) override {
+    ops.push_back({Op::kDeleteRange, std::string(begin), std::string(end)});
   }
   std::vector<Op> ops;
 };
@@ -44,10 +45,16 @@ class Collector final : public WriteBatch::Handler {
 void CheckRebuild(const WriteBatch& batch, const std::vector<Op>& ops) {
   WriteBatch rebuilt;
   for (const Op& op : ops) {
-    if (op.put) {
-      rebuilt.Put(op.key, op.value);
-    } else {
-      rebuilt.Delete(op.key);
+    switch (op.kind) {
+      case Op::kPut:
+        rebuilt.Put(op.key, op.value);
+        break;
+      case Op::kDelete:
+        rebuilt.Delete(op.key);
+        break;
+      case Op::kDeleteRange:
+        rebuilt.DeleteRange(op.key, op.value);
+        break;
     }
   }
   WriteBatchInternal::SetSequence(&rebuilt,
@@ -74,18 +81,28 @@ void CheckMemTable(const WriteBatch& batch, const std::vector<Op>& ops) {
   FUZZ_CHECK(WriteBatchInternal::InsertInto(&batch, &mem).ok(), "InsertInto");
   std::map<std::string, std::optional<std::string>> last;
   for (const Op& op : ops) {
-    last[op.key] = op.put ? std::optional<std::string>(op.value) : std::nullopt;
+    if (op.kind == Op::kDeleteRange) {
+      for (auto it = last.lower_bound(op.key);
+           it != last.end() && it->first < op.value; ++it) {
+        it->second = std::nullopt;
+      }
+      continue;
+    }
+    last[op.key] = op.kind == Op::kPut ? std::optional<std::string>(op.value)
+                                       : std::nullopt;
   }
   for (const auto& [key, value] : last) {
     LookupKey lk(key, kMaxSequenceNumber);
     std::string got;
-    const MemTable::GetResult r = mem.Get(lk, KeyHash(key), &got, &local);
+    SequenceNumber covering = 0;
+    const MemTable::GetResult r =
+        mem.Get(lk, KeyHash(key), &got, &local, &covering);
     if (value.has_value()) {
       FUZZ_CHECK(r == MemTable::GetResult::kFound && got == *value,
                  "memtable holds the last Put");
     } else {
       FUZZ_CHECK(r == MemTable::GetResult::kDeleted,
-                 "memtable holds the last Delete");
+                 "memtable holds the last Delete or DeleteRange");
     }
   }
 }

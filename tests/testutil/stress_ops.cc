@@ -56,8 +56,9 @@ constexpr uint32_t kNumFaults = sizeof(kFaults) / sizeof(kFaults[0]);
 
 const char* KindName(StressOp::Kind k) {
   static constexpr const char* kNames[] = {
-      "write", "get",     "scan",   "seekwalk", "snapshot", "release",
-      "flush", "compact", "reopen", "crash",    "fault",    "multiget"};
+      "write",   "get",      "scan",       "seekwalk", "snapshot",
+      "release", "flush",    "compact",    "reopen",   "crash",
+      "fault",   "multiget", "deleterange"};
   return kNames[k];
 }
 
@@ -91,6 +92,9 @@ std::string StressOp::ToString() const {
       absl::StrAppend(&s, " ", key, " steps-seed ", n,
                       flag ? " @snapshot" : "");
       break;
+    case kDeleteRange:
+      absl::StrAppend(&s, sync ? " sync" : "", " [", key, ", ", key2, ")");
+      break;
     case kCompact:
       absl::StrAppend(&s, " [", key.empty() ? "-" : key, ", ",
                       key2.empty() ? "-" : key2, "]");
@@ -118,7 +122,14 @@ std::vector<StressOp> GenerateStressOps(uint64_t seed, int n) {
     const uint32_t r = rnd.Uniform(1000);
     op.n = rnd.Next();
     op.flag = rnd.OneIn(2);
-    if (r < 420) {
+    if (r < 10) {
+      op.kind = StressOp::kDeleteRange;
+      op.key = RandomKey(&rnd);
+      op.key2 = RandomKey(&rnd);
+      if (op.key2 < op.key) std::swap(op.key, op.key2);
+      if (op.key == op.key2) op.key2 += '~';
+      op.sync = rnd.OneIn(10);
+    } else if (r < 420) {
       op.kind = StressOp::kWrite;
       op.batch = RandomWrite(&rnd, absl::StrCat("s", seed % 1000, "o", i));
       op.sync = rnd.OneIn(10);
@@ -225,6 +236,8 @@ absl::Status StressRunner::Apply(const StressOp& op) {
   switch (op.kind) {
     case StressOp::kWrite:
       return Write(op.batch, op.sync);
+    case StressOp::kDeleteRange:
+      return DeleteRange(op);
     case StressOp::kGet:
       return Get(op);
     case StressOp::kMultiGet:
@@ -278,6 +291,24 @@ absl::Status StressRunner::Write(const WriteOps& ops, bool sync) {
     }
   }
   expected_.Add(ops, sync);
+  ++counts_.writes_acked;
+  return absl::OkStatus();
+}
+
+// The crash model knows writes of single keys: a range deletion enters it
+// as a Delete of each key the model holds in the range, which is exactly
+// what it removes from the state it applies to.
+absl::Status StressRunner::DeleteRange(const StressOp& op) {
+  WriteOps removed;
+  for (auto it = model_.lower_bound(op.key);
+       it != model_.end() && it->first < op.key2; ++it) {
+    removed.emplace_back(it->first, std::nullopt);
+  }
+  WriteOptions wo;
+  wo.sync = op.sync;
+  RETURN_IF_ERROR(db_->DeleteRange(wo, op.key, op.key2));
+  for (const auto& [k, v] : removed) model_.erase(k);
+  expected_.Add(std::move(removed), op.sync);
   ++counts_.writes_acked;
   return absl::OkStatus();
 }

@@ -46,6 +46,7 @@ struct StressOp {
     kCrash,     // machine crash: unsynced data dropped, reopen
     kFault,     // inject fault n, write until it fails, recover
     kMultiGet,  // keys (repeats allowed), through snapshot n % live (if flag)
+    kDeleteRange,  // [key, key2), sync or not
   };
   Kind kind;
   std::string key, key2;
@@ -95,6 +96,7 @@ class StressRunner {
 
   absl::Status Apply(const StressOp& op);
   absl::Status Write(const WriteOps& ops, bool sync);
+  absl::Status DeleteRange(const StressOp& op);
   absl::Status Get(const StressOp& op);
   absl::Status MultiGet(const StressOp& op);
   static absl::Status CheckRead(const Model& m, const std::string& key,
