@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "db/file_probe.h"
 #include "db/level_iterator.h"
@@ -71,13 +72,13 @@ uint64_t Version::LevelBytes(int level) const {
 namespace {
 
 // Probes one file, whose pinned table is `table` (null: not pinned, so from
-// the cache's LRU). Returns true when the file decided the lookup.
-// covering: as for Version::Get.
+// the cache's LRU). Returns true when the file decided the lookup; then
+// *found_seq is the sequence of the entry it found.
 bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
                const Table* table, int level, const LookupKey& key,
                uint64_t hash, TableCache* cache, std::string* value,
                Version::GetResult* result, LocalStats* stats,
-               absl::Status* status, SequenceNumber* covering) {
+               absl::Status* status, SequenceNumber* found_seq) {
   std::shared_ptr<const Table> holder;
   if (table == nullptr) {
     auto t = cache->GetUnpinned(f);
@@ -88,27 +89,37 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
     holder = *std::move(t);
     table = holder.get();
   }
-  if (covering != nullptr && f.facts->num_range_deletions > 0) {
-    const SequenceNumber read_seq =
-        ExtractTrailer(key.internal_key()) >> kValueTypeBits;
-    *covering = std::max(*covering, table->range_tombstones().MaxCoveringSeq(
-                                        key.user_key(), read_seq));
-  }
   if (!FilterMayMatch(*table, level, key.user_key(), hash, stats)) return false;
   Table::LookupResult r;
   TableReadCounters counters;
-  SequenceNumber found_seq = 0;
   *status =
-      table->Get(options, key.internal_key(), value, &r, &counters, &found_seq);
+      table->Get(options, key.internal_key(), value, &r, &counters, found_seq);
   AddTableReads(level, counters, stats);
   if (!status->ok()) return true;
   if (r == Table::LookupResult::kNotFound) return false;
   CountFilterTruePositive(*table, level, stats);
-  const bool covered = covering != nullptr && found_seq < *covering;
-  *result = r == Table::LookupResult::kFound && !covered
-                ? Version::GetResult::kFound
-                : Version::GetResult::kDeleted;
+  *result = r == Table::LookupResult::kFound ? Version::GetResult::kFound
+                                             : Version::GetResult::kDeleted;
   return true;
+}
+
+// Raises *covering to the newest range tombstone of `f` (pinned table
+// `table`, or null) covering the key at the read's sequence.
+absl::Status RaiseCovering(const FileMetaData& f, const Table* table,
+                           const LookupKey& key, TableCache* cache,
+                           SequenceNumber* covering) {
+  std::shared_ptr<const Table> holder;
+  if (table == nullptr) {
+    auto t = cache->GetUnpinned(f);
+    if (!t.ok()) return t.status();
+    holder = *std::move(t);
+    table = holder.get();
+  }
+  const SequenceNumber read_seq =
+      ExtractTrailer(key.internal_key()) >> kValueTypeBits;
+  *covering = std::max(*covering, table->range_tombstones().MaxCoveringSeq(
+                                      key.user_key(), read_seq));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -137,13 +148,38 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     if (t != nullptr) t->PrefetchFilter(hash);
     batch[n++] = Candidate{files[level][i].get(), t, level};
   };
+  // Candidates probed so far whose file holds range tombstones. They are
+  // consulted only once a file finds an entry for the key, which they may
+  // delete: a miss, the common case, never reads them. Each candidate's
+  // range holds its tombstones, so these are all the newer files whose
+  // tombstones may cover the key.
+  absl::InlinedVector<Candidate, 4> with_tombstones;
+  // Whether the entry found by `decider` (at found_seq) is deleted by a
+  // range tombstone newer than it.
+  auto covered = [&](const Candidate& decider, SequenceNumber found_seq) {
+    with_tombstones.push_back(decider);
+    for (const Candidate& c : with_tombstones) {
+      if (c.file->facts->num_range_deletions == 0) continue;
+      status = RaiseCovering(*c.file, c.table, key, cache, covering);
+      if (!status.ok()) return false;
+    }
+    return found_seq < *covering;
+  };
   // Probes the batch in order; true once a file decided the lookup.
   auto probe = [&]() {
     for (int c = 0; c < n; ++c) {
+      SequenceNumber found_seq = 0;
       if (ProbeFile(options, *batch[c].file, batch[c].table, batch[c].level,
                     key, hash, cache, value, result, stats, &status,
-                    covering)) {
+                    &found_seq)) {
+        if (status.ok() && *result == GetResult::kFound &&
+            covering != nullptr && covered(batch[c], found_seq)) {
+          *result = GetResult::kDeleted;
+        }
         return true;
+      }
+      if (covering != nullptr && batch[c].file->facts->num_range_deletions) {
+        with_tombstones.push_back(batch[c]);
       }
     }
     n = 0;

@@ -54,10 +54,11 @@ class Version {
   // per deeper level. Each candidate is range-checked, then its filter is
   // probed with `hash`; only on "maybe" is a data block read.
   // With covering null, range tombstones are not consulted (there are
-  // none: see has_range_deletions). Otherwise each candidate's tombstones
-  // covering the key raise *covering -- also when its filter says "no",
-  // which says nothing about its range deletions -- and the entry found
-  // reads as deleted if older than *covering.
+  // none: see has_range_deletions). Otherwise, once a file finds an entry
+  // for the key, the tombstones covering it in that file and in every
+  // candidate before it raise *covering -- also those whose filter said
+  // "no", which says nothing about their range deletions -- and the entry
+  // reads as deleted if older than *covering. A miss reads no tombstones.
   absl::Status Get(const ReadOptions& options, const LookupKey& key,
                    uint64_t hash, TableCache* cache, std::string* value,
                    GetResult* result, LocalStats* stats,

@@ -190,6 +190,7 @@ std::string PropertiesText(const Table& table) {
   line("# data blocks", p.num_data_blocks);
   line("# entries", p.num_entries);
   line("# deletions", p.num_deletions);
+  line("# range deletions", p.num_range_deletions);
   line("raw key size", p.raw_key_size);
   line("raw average key size", Average(p.raw_key_size, p.num_entries));
   line("raw value size", p.raw_value_size);
