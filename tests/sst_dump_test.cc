@@ -115,10 +115,11 @@ TEST_F(SstDumpTest, PropertiesShowTheFilterAndItsExpectedRate) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* want :
        {"  # entries: 20000\n", "  # deletions: 2000\n",
-        "  filter layout: blocked\n", "  filter fp chance: 0.01\n",
-        "  # entries for filter: 20000\n", "  filter bits per key: ",
-        "  filter probes: ", "  SST file compression algo: Snappy\n",
-        "  format version: 1\n", "  smallest key: 'k\\x00000000'\n"}) {
+        "  # range deletions: 0\n", "  filter layout: blocked\n",
+        "  filter fp chance: 0.01\n", "  # entries for filter: 20000\n",
+        "  filter bits per key: ", "  filter probes: ",
+        "  SST file compression algo: Snappy\n", "  format version: 1\n",
+        "  smallest key: 'k\\x00000000'\n"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   }
   std::smatch m;
