@@ -38,23 +38,6 @@ class ComparatorTest : public ::testing::Test {
     return db.ok() ? *std::move(db) : nullptr;
   }
 
-  // Every key of the DB, in iteration order.
-  static std::vector<std::string> Keys(DB* db, bool forward = true) {
-    std::vector<std::string> keys;
-    std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
-    if (forward) {
-      for (it->SeekToFirst(); it->Valid(); it->Next()) {
-        keys.emplace_back(it->key());
-      }
-    } else {
-      for (it->SeekToLast(); it->Valid(); it->Prev()) {
-        keys.emplace_back(it->key());
-      }
-    }
-    EXPECT_TRUE(it->status().ok()) << it->status();
-    return keys;
-  }
-
   std::unique_ptr<Env> env_;
   Options options_;
 };
@@ -126,12 +109,12 @@ TEST_F(ComparatorTest, IteratesInComparatorOrderAcrossMemtableAndFiles) {
       ASSERT_TRUE(db->Delete(WriteOptions(), absl::StrFormat("k%04d", i)).ok());
     }
     ASSERT_TRUE(db->Put(WriteOptions(), "k9999", "last").ok());
-    expected = Keys(db.get());
+    expected = test::DbKeys(db.get());
     ASSERT_GT(expected.size(), 500u);
     // Descending bytes: the reverse order.
     EXPECT_TRUE(std::is_sorted(expected.rbegin(), expected.rend()));
     EXPECT_EQ(expected.front(), "k9999");
-    std::vector<std::string> backward = Keys(db.get(), false);
+    std::vector<std::string> backward = test::DbKeys(db.get(), false);
     std::reverse(backward.begin(), backward.end());
     EXPECT_EQ(backward, expected);
     // Seek finds the first key at or after the target in this order.
@@ -145,14 +128,14 @@ TEST_F(ComparatorTest, IteratesInComparatorOrderAcrossMemtableAndFiles) {
   }
   std::unique_ptr<DB> db = Open(options_);
   ASSERT_NE(db, nullptr);
-  EXPECT_EQ(Keys(db.get()), expected);
+  EXPECT_EQ(test::DbKeys(db.get()), expected);
   ASSERT_TRUE(db->CompactRange(std::nullopt, std::nullopt).ok());
-  EXPECT_EQ(Keys(db.get()), expected);
+  EXPECT_EQ(test::DbKeys(db.get()), expected);
   db.reset();
   ASSERT_TRUE(RepairDB("/db", options_).ok());
   db = Open(options_);
   ASSERT_NE(db, nullptr);
-  EXPECT_EQ(Keys(db.get()), expected);
+  EXPECT_EQ(test::DbKeys(db.get()), expected);
 }
 
 // The same keys under the same order, written once with hooks that

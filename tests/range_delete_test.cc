@@ -161,25 +161,6 @@ class RangeDeleteDBTest : public testing::Test {
     ASSERT_TRUE(db_->DeleteRange(WriteOptions(), Key(begin), Key(end)).ok());
   }
 
-  // The user keys an iterator yields, forward or backward.
-  std::vector<std::string> Scan(bool forward, const Snapshot* snap = nullptr) {
-    ReadOptions ro;
-    ro.snapshot = snap;
-    std::unique_ptr<Iterator> it = db_->NewIterator(ro);
-    std::vector<std::string> keys;
-    if (forward) {
-      for (it->SeekToFirst(); it->Valid(); it->Next()) {
-        keys.emplace_back(it->key());
-      }
-    } else {
-      for (it->SeekToLast(); it->Valid(); it->Prev()) {
-        keys.emplace_back(it->key());
-      }
-    }
-    EXPECT_TRUE(it->status().ok()) << it->status();
-    return keys;
-  }
-
   // DB::MultiGet of keys 0..n-1, each as Get() spells its result.
   std::vector<std::string> MultiGet(int n, const Snapshot* snap = nullptr) {
     ReadOptions ro;
@@ -231,8 +212,8 @@ class RangeDeleteDBTest : public testing::Test {
       EXPECT_EQ(Get(Key(i)), i >= begin && i < end ? "NOT_FOUND" : "v" + Key(i))
           << Key(i);
     }
-    EXPECT_EQ(Scan(true), Expected(n, begin, end, true));
-    EXPECT_EQ(Scan(false), Expected(n, begin, end, false));
+    EXPECT_EQ(test::DbKeys(db_.get(), true), Expected(n, begin, end, true));
+    EXPECT_EQ(test::DbKeys(db_.get(), false), Expected(n, begin, end, false));
   }
 
   std::unique_ptr<Env> env_;
@@ -305,7 +286,7 @@ TEST_F(RangeDeleteDBTest, NewerFileFilterNoDoesNotHideItsTombstone) {
   ASSERT_EQ(test::TotalFilesInLevels(db_.get()), 2);
   EXPECT_EQ(Get(Key(5)), "NOT_FOUND");
   EXPECT_EQ(Get("zzz"), "x");
-  EXPECT_EQ(Scan(true), std::vector<std::string>{"zzz"});
+  EXPECT_EQ(test::DbKeys(db_.get(), true), std::vector<std::string>{"zzz"});
   Reopen();
   EXPECT_EQ(Get(Key(5)), "NOT_FOUND");
 }
@@ -319,8 +300,8 @@ TEST_F(RangeDeleteDBTest, SnapshotsKeepSeeingWhatWasThere) {
   ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok());
   // The snapshot still sees every key, latest reads see the deletion.
   EXPECT_EQ(Get(Key(15), before), "v" + Key(15));
-  EXPECT_EQ(Scan(true, before), Expected(40, 0, 0, true));
-  EXPECT_EQ(Scan(false, before), Expected(40, 0, 0, false));
+  EXPECT_EQ(test::DbKeys(db_.get(), true, before), Expected(40, 0, 0, true));
+  EXPECT_EQ(test::DbKeys(db_.get(), false, before), Expected(40, 0, 0, false));
   CheckState(40, 10, 30);
   db_->ReleaseSnapshot(before);
   // Nothing needs the covered keys or the tombstone now: CompactRange
@@ -376,7 +357,8 @@ TEST_F(RangeDeleteDBTest, CompactionDropsCoveredFileUnread) {
   ASSERT_TRUE(db_->CompactRange(std::nullopt, std::nullopt).ok());
   const std::string old_name = old_files[0].substr(old_files[0].rfind('/'));
   EXPECT_EQ(counting_.ReadsOf(old_name), 0u);
-  EXPECT_EQ(Scan(true), (std::vector<std::string>{Key(0), Key(99)}));
+  EXPECT_EQ(test::DbKeys(db_.get(), true),
+            (std::vector<std::string>{Key(0), Key(99)}));
   EXPECT_EQ(test::TotalFilesInLevels(db_.get()), 1);
 }
 
@@ -440,7 +422,7 @@ TEST_F(RangeDeleteDBTest, IngestedKeysAgainstRangeTombstones) {
                                                                : "x" + Key(i);
       EXPECT_EQ(got[i], want) << Key(i);
     }
-    EXPECT_EQ(Scan(true), live_keys);
+    EXPECT_EQ(test::DbKeys(db_.get(), true), live_keys);
   };
   expect(GetAll(60));
   expect(MultiGet(60));

@@ -60,4 +60,22 @@ std::map<std::string, std::string> DbContents(DB* db, const Snapshot* snap) {
   return m;
 }
 
+std::vector<std::string> DbKeys(DB* db, bool forward, const Snapshot* snap) {
+  ReadOptions ro;
+  ro.snapshot = snap;
+  std::unique_ptr<Iterator> it = db->NewIterator(ro);
+  std::vector<std::string> keys;
+  if (forward) {
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      keys.emplace_back(it->key());
+    }
+  } else {
+    for (it->SeekToLast(); it->Valid(); it->Prev()) {
+      keys.emplace_back(it->key());
+    }
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status();
+  return keys;
+}
+
 }  // namespace sift::test

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "sift/db.h"
@@ -46,6 +47,12 @@ std::string TempDir(const std::string& name);
 // a failed iteration fails the calling test.
 std::map<std::string, std::string> DbContents(DB* db,
                                               const Snapshot* snap = nullptr);
+
+// The keys an iterator over db (at snap, or the latest state) yields, in
+// its order forward from SeekToFirst or backward from SeekToLast; a failed
+// iteration fails the calling test.
+std::vector<std::string> DbKeys(DB* db, bool forward = true,
+                                const Snapshot* snap = nullptr);
 
 // bytes as lower-case hex pairs separated by spaces ("00 12 5d"): the form
 // the worked examples in the FORMAT.md files are written in.
