@@ -1,8 +1,8 @@
 // db_bench, run as users run it: flag errors, report lines that parse as
 // RocksDB's, the found counts, the filter counters of --statistics, the
-// RocksDB flags and benchmarks it accepts or refuses by name, --threads'
-// merged counts, multireadrandom's batches, --report_file's CSV and the default
-// database's clean-up.
+// RocksDB flags and benchmarks it accepts or refuses by name, --report_file's
+// CSV and the default database's clean-up. Threads and batches:
+// db_bench_parallel_test.cc.
 
 #include <algorithm>
 #include <cstdint>
@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/testutil/db_bench_output.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/testutil.h"
 
@@ -25,95 +26,10 @@ namespace {
 
 using test::CommandResult;
 
-class DbBenchTest : public ::testing::Test {
- protected:
-  DbBenchTest()
-      : dir_(test::TempDir(
-            ::testing::UnitTest::GetInstance()->current_test_info()->name())) {}
-  ~DbBenchTest() override { std::filesystem::remove_all(dir_); }
-
-  CommandResult Bench(const std::string& args) {
-    return test::RunCommand(
-        absl::StrCat(test::ToolPath("db_bench"), " --db=", dir_, "/db ", args),
-        dir_);
-  }
-
-  std::string dir_;
-};
-
-// One benchmark's report line, as RocksDB's db_bench prints it.
-struct ReportLine {
-  std::string name;
-  double micros_per_op = 0;
-  int64_t ops_per_sec = 0;
-  double seconds = 0;
-  int64_t operations = 0;
-  bool has_found = false;
-  int64_t found = 0, of = 0;
-  // readrandomwriterandom: "( reads:R writes:W total:T found:F)".
-  int64_t reads = -1, writes = -1, total = -1;
-  // updaterandom: "( updates:U found:F)" (found is in found).
-  int64_t updates = -1;
-};
-
-// Every line that looks like a report ("name   : ...") must parse fully.
-std::vector<ReportLine> ParseReport(const std::string& out) {
-  static const std::regex kLine(
-      R"(^([a-zA-Z0-9]+) +: +([0-9]+\.[0-9]{3}) micros/op ([0-9]+) ops/sec )"
-      R"(([0-9]+\.[0-9]{3}) seconds ([0-9]+) operations;)"
-      R"(( +[0-9]+\.[0-9] MB/s)?( \(([0-9]+) of ([0-9]+) found\)|)"
-      R"( \( reads:([0-9]+) writes:([0-9]+) total:([0-9]+) found:([0-9]+)\)|)"
-      R"( \( updates:([0-9]+) found:([0-9]+)\))?$)");
-  static const std::regex kLooksLikeReport(R"(^[a-zA-Z0-9]+ +: )");
-  std::vector<ReportLine> lines;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!std::regex_search(line, kLooksLikeReport)) continue;
-    if (line.find(" : skipped (") != std::string::npos) continue;
-    std::smatch m;
-    EXPECT_TRUE(std::regex_match(line, m, kLine)) << "unparsable: " << line;
-    if (m.empty()) continue;
-    ReportLine r;
-    r.name = m[1];
-    r.micros_per_op = std::stod(m[2]);
-    r.ops_per_sec = std::stoll(m[3]);
-    r.seconds = std::stod(m[4]);
-    r.operations = std::stoll(m[5]);
-    r.has_found = m[8].matched;
-    if (r.has_found) {
-      r.found = std::stoll(m[8]);
-      r.of = std::stoll(m[9]);
-    }
-    if (m[10].matched) {
-      r.reads = std::stoll(m[10]);
-      r.writes = std::stoll(m[11]);
-      r.total = std::stoll(m[12]);
-      r.found = std::stoll(m[13]);
-    }
-    if (m[14].matched) {
-      r.updates = std::stoll(m[14]);
-      r.found = std::stoll(m[15]);
-    }
-    lines.push_back(r);
-  }
-  return lines;
-}
-
-// "name COUNT : N" lines after "STATISTICS:".
-std::map<std::string, uint64_t> ParseStatistics(const std::string& out) {
-  static const std::regex kCount(R"(^([a-z0-9.]+) COUNT : ([0-9]+)$)");
-  std::map<std::string, uint64_t> counts;
-  const size_t at = out.find("STATISTICS:\n");
-  if (at == std::string::npos) return counts;
-  std::istringstream in(out.substr(at));
-  std::string line;
-  std::smatch m;
-  while (std::getline(in, line)) {
-    if (std::regex_match(line, m, kCount)) counts[m[1]] = std::stoull(m[2]);
-  }
-  return counts;
-}
+using test::DbBenchTest;
+using test::ParseReport;
+using test::ParseStatistics;
+using test::ReportLine;
 
 TEST_F(DbBenchTest, UnknownFlagExitsOneNamingIt) {
   CommandResult r = Bench("--benchmarks=fillseq --no_such_flag=3");
@@ -375,30 +291,6 @@ TEST_F(DbBenchTest, FlagsThatCannotBeHonouredAreRefusedByName) {
 // multireadrandom (RocksDB's): --batch_size keys per MultiGet, --reads keys
 // per thread in whole batches, each key one operation; multireadmissing
 // asks for keys no one wrote.
-TEST_F(DbBenchTest, MultiReadRandomCountsKeysInWholeBatches) {
-  CommandResult r = Bench(
-      "--num=2048 --reads=700 --batch_size=32 --threads=2 --seed=17 "
-      "--histogram=1 --statistics=1 "
-      "--benchmarks=fillseq,resetstats,multireadrandom,multireadmissing");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::vector<ReportLine> lines = ParseReport(r.out);
-  ASSERT_EQ(lines.size(), 3u) << r.out;
-  // 21 batches of 32 fit in 700 reads, per thread.
-  EXPECT_EQ(lines[1].name, "multireadrandom");
-  EXPECT_EQ(lines[1].operations, 2 * 21 * 32);
-  EXPECT_EQ(lines[1].of, 2 * 21 * 32);
-  // fillseq wrote every key (64 batches of 32: --batch_size is its too).
-  EXPECT_EQ(lines[1].found, 2 * 21 * 32);
-  EXPECT_EQ(lines[2].name, "multireadmissing");
-  EXPECT_EQ(lines[2].of, 2 * 21 * 32);
-  EXPECT_EQ(lines[2].found, 0);
-  EXPECT_NE(r.out.find("Microseconds per read:"), std::string::npos);
-  // The DB counted every key of every batch.
-  auto c = ParseStatistics(r.out);
-  EXPECT_EQ(c["sift.number.keys.read"], 2u * 2 * 21 * 32) << r.out;
-  EXPECT_EQ(c["sift.number.keys.found"], 2u * 21 * 32) << r.out;
-}
-
 TEST_F(DbBenchTest, RocksDbFlagsAreAcceptedWithTheirMeaning) {
   CommandResult r = Bench(
       "--num=2000 --writes=700 --reads=300 --batch_size=10 --seed=9 "
@@ -465,50 +357,6 @@ TEST_F(DbBenchTest, NewBenchmarksReportWhatTheyDid) {
   auto c = ParseStatistics(r.out);
   ASSERT_TRUE(c.count("sift.number.keys.read")) << r.out;
   EXPECT_EQ(c["sift.number.keys.read"], 1000u);
-}
-
-TEST_F(DbBenchTest, ThreadsEachDoTheCountAndTheLineMergesThem) {
-  CommandResult r = Bench(
-      "--num=2000 --reads=700 --threads=3 --seed=13 "
-      "--benchmarks=fillseq,readrandom,readmissing,readwhilewriting");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::vector<ReportLine> lines = ParseReport(r.out);
-  ASSERT_EQ(lines.size(), 4u) << r.out;
-  EXPECT_EQ(lines[0].operations, 3 * 2000);  // fillseq: each thread, num
-  EXPECT_EQ(lines[1].operations, 3 * 700);
-  EXPECT_EQ(lines[1].found, 3 * 700);
-  EXPECT_EQ(lines[1].of, 3 * 700);
-  EXPECT_EQ(lines[2].found, 0);
-  EXPECT_EQ(lines[2].of, 3 * 700);
-  // Three readers plus a writer that is not counted.
-  EXPECT_EQ(lines[3].operations, 3 * 700);
-  EXPECT_EQ(lines[3].of, 3 * 700);
-  for (const ReportLine& l : lines) {
-    // RocksDB's arithmetic: micros/op is the threads' summed busy time over
-    // the operations, and each thread is busy at most the wall time, so
-    // micros/op <= threads x 1e6 / (ops/sec) (+ the 3 printed decimals).
-    EXPECT_LE(l.micros_per_op,
-              3 * 1e6 / static_cast<double>(l.ops_per_sec) * 1.02 + 0.002)
-        << l.name;
-    // ops/sec is over the wall time (seconds, printed to the millisecond:
-    // only long enough runs can be checked against it).
-    if (l.seconds >= 0.05) {
-      EXPECT_NEAR(static_cast<double>(l.ops_per_sec),
-                  static_cast<double>(l.operations) / l.seconds,
-                  0.03 * static_cast<double>(l.ops_per_sec))
-          << l.name;
-    }
-  }
-  // One thread is busy exactly the wall time: micros/op x ops/sec = 1e6.
-  r = Bench(
-      "--num=2000 --reads=50000 --seed=13 --use_existing_db=1 "
-      "--benchmarks=readrandom");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::vector<ReportLine> one = ParseReport(r.out);
-  ASSERT_EQ(one.size(), 1u) << r.out;
-  EXPECT_NEAR(one[0].micros_per_op * static_cast<double>(one[0].ops_per_sec),
-              1e6, 0.01e6 + 0.0005 * static_cast<double>(one[0].ops_per_sec))
-      << r.out;
 }
 
 std::vector<std::vector<std::string>> ReadCsv(const std::string& path) {
