@@ -38,9 +38,8 @@ plots=${PLOT_DATA:-$build/plots}
 mkdir -p "$plots"
 exec > >(tee "$plots/compare.txt")
 
-common=(--num="$NUM" --reads="$READS" --key_size=16 --value_size=100
-        --write_buffer_size=4194304 --target_file_size_base=4194304
-        --cache_size=8388608 --compression_type=snappy --seed=1)
+source tools/bench_shape.sh
+common=(--num="$NUM" --reads="$READS" "${bench_shape[@]}" --seed=1)
 benchmarks=fillrandom,waitforcompaction,readrandom,readmissing
 # The reopened reads: "<threads> <benchmarks> [flags]" per run.
 reopened=("1 readrandom,readmissing" "2 readrandom,readmissing"

@@ -55,9 +55,8 @@ plots=${PLOT_DATA:-$build/plots}
 mkdir -p "$plots"
 exec > >(tee "$plots/filters.txt")
 trap 'rm -rf "$out"' EXIT
-common=(--key_size=16 --value_size=100 --write_buffer_size=4194304
-        --target_file_size_base=4194304 --cache_size=8388608
-        --compression_type=snappy --threads=1 --seed=1 --num="$NUM")
+source tools/bench_shape.sh
+common=("${bench_shape[@]}" --threads=1 --seed=1 --num="$NUM")
 
 uniform_bpk='' uniform_bytes='' uniform_fp='' ribbon_fp=''
 

@@ -37,10 +37,8 @@ plots=${PLOT_DATA:-$build/plots}
 mkdir -p "$plots"
 exec > >(tee "$plots/scale.txt")
 trap 'rm -rf "$out"' EXIT
-common=(--key_size=16 --value_size=100 --write_buffer_size=4194304
-        --target_file_size_base=4194304 --cache_size=8388608
-        --compression_type=snappy --threads=1 --seed=1
-        --bloom_filter_fp_chance="$FP")
+source tools/bench_shape.sh
+common=("${bench_shape[@]}" --threads=1 --seed=1 --bloom_filter_fp_chance="$FP")
 
 printf "%-10s %6s %6s %9s %12s %10s %10s %12s\n" keys files levels \
   "us/miss" "filters/Get" "FP/Get" predicted "blocks/Get"
