@@ -3,9 +3,9 @@
 #include <bit>
 #include <cmath>
 
-#include "table/table_builder.h"
 #include "util/bloom.h"
 #include "util/coding.h"
+#include "util/ribbon.h"
 
 namespace sift {
 namespace {
@@ -73,17 +73,6 @@ bool FilterIsCurrent(const FileFacts& facts, const FilterTarget& target) {
   return has_filter && f.layout == target.layout &&
          f.fp_chance <= target.fp_chance * target.tolerance &&
          f.fp_chance * target.tolerance >= target.fp_chance;
-}
-
-bool FilterIsCurrent(const FileFacts& facts, const Options& options,
-                     int level) {
-  FilterTarget target;
-  // Under a user policy, no built-in filter (FilterTarget's default).
-  if (options.filter_policy == nullptr) {
-    target.fp_chance = options.bloom_filter_fp_chance;
-  }
-  target.layout = FilterLayoutForLevel(options, level);
-  return FilterIsCurrent(facts, target);
 }
 
 void EncodeFileFacts(const FileFacts& facts, std::string* dst) {

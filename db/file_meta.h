@@ -115,9 +115,6 @@ struct FilterTarget {
 // is current", for trivial moves, CompactRange's rewrites and
 // RebuildFilters alike.
 bool FilterIsCurrent(const FileFacts& facts, const FilterTarget& target);
-// The same for a file at `level` under options without a filter budget
-// (Options::filter_bits_per_key_budget == 0), whose target needs no tree.
-bool FilterIsCurrent(const FileFacts& facts, const Options& options, int level);
 
 // The facts field of MANIFEST tag 9 (db/FORMAT.md, "File facts").
 void EncodeFileFacts(const FileFacts& facts, std::string* dst);

@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_format.h"
 #include "db/file_meta.h"
+#include "db/filter_allocation.h"
 #include "db/log_reader.h"
 #include "db/version_edit.h"
 #include "gtest/gtest.h"
@@ -170,40 +171,47 @@ TEST(FileFactsTest, MalformedFactsAreDataLoss) {
   EXPECT_EQ(decoded.new_files_[0].second->facts, ingested->facts);
 }
 
+// FilterIsCurrent against what the options call for at `level` without a
+// filter budget (so for any tree), as compaction and CompactRange ask it.
+bool Current(const FileFacts& facts, const Options& options, int level) {
+  return FilterIsCurrent(facts, TargetFilter(options, TreeKeys(), level,
+                                             facts.read_filter().num_keys));
+}
+
 TEST(FileFactsTest, FilterIsCurrent) {
   Options o;
   o.bloom_filter_fp_chance = 0.01;
   o.filter_layout = FilterLayout::kBlocked;
   FileFacts x;
   x.filter = FilterFacts{FilterLayout::kBlocked, 0.01, 10, 5};
-  EXPECT_TRUE(FilterIsCurrent(x, o, 1));
+  EXPECT_TRUE(Current(x, o, 1));
   x.filter.layout = FilterLayout::kStandard;
-  EXPECT_FALSE(FilterIsCurrent(x, o, 1));
+  EXPECT_FALSE(Current(x, o, 1));
   x.filter.layout = FilterLayout::kBlocked;
   x.filter.fp_chance = 0.02;
-  EXPECT_FALSE(FilterIsCurrent(x, o, 1));
+  EXPECT_FALSE(Current(x, o, 1));
   // A replacement filter is the one that counts.
   x.replacement = ReplacementFilter{20, 64, FilterFacts{}};
   x.replacement->filter = FilterFacts{FilterLayout::kBlocked, 0.01, 10, 5};
-  EXPECT_TRUE(FilterIsCurrent(x, o, 1));
+  EXPECT_TRUE(Current(x, o, 1));
   x.replacement.reset();
   // No filter wanted: current only without one.
   o.bloom_filter_fp_chance = 1.0;
-  EXPECT_FALSE(FilterIsCurrent(x, o, 1));
+  EXPECT_FALSE(Current(x, o, 1));
   x.filter.fp_chance = 1.0;
-  EXPECT_TRUE(FilterIsCurrent(x, o, 1));
+  EXPECT_TRUE(Current(x, o, 1));
   o.bloom_filter_fp_chance = 0.01;
-  EXPECT_FALSE(FilterIsCurrent(x, o, 1));
+  EXPECT_FALSE(Current(x, o, 1));
   // With kRibbon, levels below bloom_before_level call for blocked Bloom.
   o.filter_layout = FilterLayout::kRibbon;
   o.bloom_before_level = 2;
   x.filter = FilterFacts{FilterLayout::kBlocked, 0.01, 10, 5};
-  EXPECT_TRUE(FilterIsCurrent(x, o, 0));
-  EXPECT_TRUE(FilterIsCurrent(x, o, 1));
-  EXPECT_FALSE(FilterIsCurrent(x, o, 2));
+  EXPECT_TRUE(Current(x, o, 0));
+  EXPECT_TRUE(Current(x, o, 1));
+  EXPECT_FALSE(Current(x, o, 2));
   x.filter.layout = FilterLayout::kRibbon;
-  EXPECT_FALSE(FilterIsCurrent(x, o, 1));
-  EXPECT_TRUE(FilterIsCurrent(x, o, 2));
+  EXPECT_FALSE(Current(x, o, 1));
+  EXPECT_TRUE(Current(x, o, 2));
 }
 
 // ---- a format-1 database ------------------------------------------------
