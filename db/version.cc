@@ -71,6 +71,16 @@ uint64_t Version::LevelBytes(int level) const {
 
 namespace {
 
+// The table of `f`: `pinned` when the version pins it, else from the
+// cache's LRU, kept open by *holder.
+absl::StatusOr<const Table*> TableOf(const FileMetaData& f, const Table* pinned,
+                                     TableCache* cache,
+                                     std::shared_ptr<const Table>* holder) {
+  if (pinned != nullptr) return pinned;
+  ASSIGN_OR_RETURN(*holder, cache->GetUnpinned(f));
+  return holder->get();
+}
+
 // Probes one file, whose pinned table is `table` (null: not pinned, so from
 // the cache's LRU). Returns true when the file decided the lookup; then
 // *found_seq is the sequence of the entry it found.
@@ -80,15 +90,12 @@ bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
                Version::GetResult* result, LocalStats* stats,
                absl::Status* status, SequenceNumber* found_seq) {
   std::shared_ptr<const Table> holder;
-  if (table == nullptr) {
-    auto t = cache->GetUnpinned(f);
-    if (!t.ok()) {
-      *status = t.status();
-      return true;
-    }
-    holder = *std::move(t);
-    table = holder.get();
+  absl::StatusOr<const Table*> t = TableOf(f, table, cache, &holder);
+  if (!t.ok()) {
+    *status = t.status();
+    return true;
   }
+  table = *t;
   if (!FilterMayMatch(*table, level, key.user_key(), hash, stats)) return false;
   Table::LookupResult r;
   TableReadCounters counters;
@@ -109,12 +116,7 @@ absl::Status RaiseCovering(const FileMetaData& f, const Table* table,
                            const LookupKey& key, TableCache* cache,
                            SequenceNumber* covering) {
   std::shared_ptr<const Table> holder;
-  if (table == nullptr) {
-    auto t = cache->GetUnpinned(f);
-    if (!t.ok()) return t.status();
-    holder = *std::move(t);
-    table = holder.get();
-  }
+  ASSIGN_OR_RETURN(table, TableOf(f, table, cache, &holder));
   const SequenceNumber read_seq =
       ExtractTrailer(key.internal_key()) >> kValueTypeBits;
   *covering = std::max(*covering, table->range_tombstones().MaxCoveringSeq(
