@@ -6,7 +6,7 @@
 set -euo pipefail
 
 pkgs=(cmake make g++ clang pkg-config libabsl-dev libsnappy-dev libgtest-dev
-      libgmock-dev libbenchmark-dev libxxhash-dev)
+      libgmock-dev libbenchmark-dev libxxhash-dev libasio-dev)
 for arg in "$@"; do
   case "$arg" in
     --peers) pkgs+=(librocksdb-dev libleveldb-dev rocksdb-tools) ;;
