@@ -128,9 +128,11 @@ class ScalableBloomFilter {
   // a function of the options, so equal options give equal shapes), for
   // merging filters kept apart over parts of one stream of items; the
   // result may contain every item either may contain. Sub-filters only
-  // `other` has are copied. Counts add up (an item both held counts twice,
-  // so a merged sub-filter may hold more than its capacity, and its rate
-  // is then that of the combined count). InvalidArgument naming each
+  // `other` has are copied. Counts add up (an item both held counts twice).
+  // A merged sub-filter whose combined count exceeds its capacity answers
+  // at the rate of that load, above its target: give every node a capacity
+  // for the whole stream (as BF.RESERVE would for one filter), so the
+  // merged first sub-filter stays within it. InvalidArgument naming each
   // option that differs, with both values; nothing changes then.
   absl::Status Merge(const ScalableBloomFilter& other);
 
