@@ -47,8 +47,8 @@ BloomStore::Entry* BloomStore::Create(std::string_view key,
                                       ScalableBloomFilter filter,
                                       WriteBatch* batch) {
   batch->Put(BloomHeaderKey(key), filter.ScanDump(0).data);
-  auto [it, inserted] = filters_.insert_or_assign(std::string(key),
-                                                  Entry(std::move(filter)));
+  auto [it, inserted] =
+      filters_.insert_or_assign(std::string(key), Entry(std::move(filter)));
   (void)inserted;
   return &it->second;
 }
@@ -140,12 +140,12 @@ absl::Status BloomStore::LoadOne(std::string_view key, Iterator* it,
       const size_t sub = ReadBigEndian(k, 1, 4);
       const uint64_t piece = ReadBigEndian(k, 5, 4);
       if (sub >= e.filter.num_filters()) return Damaged(key, "stray piece");
-      const uint64_t cursor = 1 + StreamOffset(e.filter, sub) +
-                              piece * kBloomPieceBytes + v.size();
+      const uint64_t cursor =
+          1 + StreamOffset(e.filter, sub) + piece * kBloomPieceBytes + v.size();
       absl::StatusOr<size_t> loaded = e.filter.LoadChunk(cursor, v);
       if (!loaded.ok() || *loaded != sub) {
-        return Damaged(key, absl::StrCat("piece ", piece, " of sub-filter ",
-                                         sub));
+        return Damaged(key,
+                       absl::StrCat("piece ", piece, " of sub-filter ", sub));
       }
     } else if (k.size() == 9 && k[0] == kBloomDeltaTag) {
       const uint64_t seq = ReadBigEndian(k, 1, 8);

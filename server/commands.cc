@@ -44,12 +44,11 @@ void Dispatch(CommandContext& ctx) {
   const std::string_view name = ctx.args[0];
   const CommandSpec* spec = FindCommand(name);
   if (spec == nullptr) {
-    std::string msg = absl::StrCat("ERR unknown command '",
-                                   std::string(name.substr(0, 128)),
-                                   "', with args beginning with: ");
+    std::string msg =
+        absl::StrCat("ERR unknown command '", std::string(name.substr(0, 128)),
+                     "', with args beginning with: ");
     for (size_t i = 1; i < ctx.args.size() && msg.size() < 512; ++i) {
-      absl::StrAppend(&msg, "'", std::string(ctx.args[i].substr(0, 128)),
-                      "' ");
+      absl::StrAppend(&msg, "'", std::string(ctx.args[i].substr(0, 128)), "' ");
     }
     ctx.reply.Error(msg);
     return;
@@ -84,7 +83,8 @@ bool ParseInt64(std::string_view s, int64_t* out) {
 }
 
 bool ParseDouble(std::string_view s, double* out) {
-  if (s.empty() || s.size() > 64 || std::isspace(static_cast<unsigned char>(s[0]))) {
+  if (s.empty() || s.size() > 64 ||
+      std::isspace(static_cast<unsigned char>(s[0]))) {
     return false;
   }
   const std::string copy(s);

@@ -1,8 +1,8 @@
-// BF.* commands: RedisBloom's scalable Bloom filters (sift::ScalableBloomFilter)
-// kept by BloomStore. Replies and error texts are RedisBloom's: BF.ADD and
-// BF.EXISTS answer integers 1/0 in RESP2 and booleans in RESP3; BF.MADD and
-// BF.INSERT stop at the first item a full NONSCALING filter refuses, whose
-// place in the array holds the error.
+// BF.* commands: RedisBloom's scalable Bloom filters
+// (sift::ScalableBloomFilter) kept by BloomStore. Replies and error texts are
+// RedisBloom's: BF.ADD and BF.EXISTS answer integers 1/0 in RESP2 and booleans
+// in RESP3; BF.MADD and BF.INSERT stop at the first item a full NONSCALING
+// filter refuses, whose place in the array holds the error.
 
 #include <string>
 #include <utility>
@@ -61,7 +61,8 @@ void AddItems(CommandContext& ctx, std::string_view key,
         ctx.reply.Error(kNotFound);
         return;
       }
-      absl::StatusOr<ScalableBloomFilter> f = ScalableBloomFilter::Create(create);
+      absl::StatusOr<ScalableBloomFilter> f =
+          ScalableBloomFilter::Create(create);
       if (!f.ok()) {
         ctx.reply.Error("ERR could not create filter");
         return;
@@ -145,8 +146,8 @@ void Reserve(CommandContext& ctx) {
       }
       expansion_given = true;
     } else {
-      ctx.reply.Error(absl::StrCat("ERR unknown argument '",
-                                   std::string(a[i]), "'"));
+      ctx.reply.Error(
+          absl::StrCat("ERR unknown argument '", std::string(a[i]), "'"));
       return;
     }
   }
@@ -164,7 +165,8 @@ void Reserve(CommandContext& ctx) {
     }
   }
   o.nonscaling = nonscaling;
-  o.expansion = nonscaling || expansion == 0 ? 2 : static_cast<uint32_t>(expansion);
+  o.expansion =
+      nonscaling || expansion == 0 ? 2 : static_cast<uint32_t>(expansion);
   BloomStore::Entry* e;
   switch (FindFilter(ctx, a[1], &e)) {
     case Lookup::kError:
@@ -434,18 +436,19 @@ void LoadChunk(CommandContext& ctx) {
 }  // namespace
 
 void AddBloomCommands(std::vector<CommandSpec>* t) {
-  t->insert(t->end(), {
-      {"bf.reserve", -4, "write denyoom", 1, 1, 1, Reserve},
-      {"bf.add", 3, "write denyoom", 1, 1, 1, Add},
-      {"bf.madd", -3, "write denyoom", 1, 1, 1, MAdd},
-      {"bf.insert", -4, "write denyoom", 1, 1, 1, Insert},
-      {"bf.exists", 3, "readonly fast", 1, 1, 1, Exists},
-      {"bf.mexists", -3, "readonly fast", 1, 1, 1, MExists},
-      {"bf.info", -2, "readonly fast", 1, 1, 1, Info},
-      {"bf.card", 2, "readonly fast", 1, 1, 1, Card},
-      {"bf.scandump", 3, "readonly", 1, 1, 1, ScanDump},
-      {"bf.loadchunk", 4, "write denyoom", 1, 1, 1, LoadChunk},
-  });
+  t->insert(t->end(),
+            {
+                {"bf.reserve", -4, "write denyoom", 1, 1, 1, Reserve},
+                {"bf.add", 3, "write denyoom", 1, 1, 1, Add},
+                {"bf.madd", -3, "write denyoom", 1, 1, 1, MAdd},
+                {"bf.insert", -4, "write denyoom", 1, 1, 1, Insert},
+                {"bf.exists", 3, "readonly fast", 1, 1, 1, Exists},
+                {"bf.mexists", -3, "readonly fast", 1, 1, 1, MExists},
+                {"bf.info", -2, "readonly fast", 1, 1, 1, Info},
+                {"bf.card", 2, "readonly fast", 1, 1, 1, Card},
+                {"bf.scandump", 3, "readonly", 1, 1, 1, ScanDump},
+                {"bf.loadchunk", 4, "write denyoom", 1, 1, 1, LoadChunk},
+            });
 }
 
 }  // namespace sift::server

@@ -77,9 +77,9 @@ void Set(CommandContext& ctx) {
       // No key has a TTL, so keeping it changes nothing.
     } else if (EqualsIgnoreCase(a, "EX") || EqualsIgnoreCase(a, "PX") ||
                EqualsIgnoreCase(a, "EXAT") || EqualsIgnoreCase(a, "PXAT")) {
-      ctx.reply.Error(absl::StrCat(
-          "ERR SET ", std::string(a),
-          " is not supported: sift-server keys do not expire"));
+      ctx.reply.Error(
+          absl::StrCat("ERR SET ", std::string(a),
+                       " is not supported: sift-server keys do not expire"));
       return;
     } else {
       ctx.reply.Error(kSyntaxError);
@@ -158,7 +158,8 @@ void Append(CommandContext& ctx) {
   if (!ReadString(ctx, ctx.args[1], &value, &found)) return;
   value.append(ctx.args[2]);
   if (value.size() > ctx.store.config().proto_max_bulk_len) {
-    ctx.reply.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+    ctx.reply.Error(
+        "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
     return;
   }
   ctx.store.PutString(ctx.args[1], value);
@@ -383,29 +384,30 @@ void FlushDb(CommandContext& ctx) {
 }  // namespace
 
 void AddKeyCommands(std::vector<CommandSpec>* t) {
-  t->insert(t->end(), {
-      {"get", 2, "readonly fast", 1, 1, 1, Get},
-      {"set", -3, "write denyoom", 1, 1, 1, Set},
-      {"setnx", 3, "write denyoom fast", 1, 1, 1, SetNx},
-      {"getdel", 2, "write fast", 1, 1, 1, GetDel},
-      {"strlen", 2, "readonly fast", 1, 1, 1, Strlen},
-      {"append", 3, "write denyoom fast", 1, 1, 1, Append},
-      {"del", -2, "write", 1, -1, 1, Del},
-      {"unlink", -2, "write fast", 1, -1, 1, Del},
-      {"exists", -2, "readonly fast", 1, -1, 1, Exists},
-      {"type", 2, "readonly fast", 1, 1, 1, Type},
-      {"mget", -2, "readonly fast", 1, -1, 1, MGet},
-      {"mset", -3, "write denyoom", 1, -1, 2, MSet},
-      {"incr", 2, "write denyoom fast", 1, 1, 1, Incr},
-      {"decr", 2, "write denyoom fast", 1, 1, 1, Decr},
-      {"incrby", 3, "write denyoom fast", 1, 1, 1, IncrByCmd},
-      {"decrby", 3, "write denyoom fast", 1, 1, 1, DecrByCmd},
-      {"scan", -2, "readonly", 0, 0, 0, Scan},
-      {"keys", 2, "readonly", 0, 0, 0, Keys},
-      {"dbsize", 1, "readonly fast", 0, 0, 0, DbSize},
-      {"flushdb", -1, "write", 0, 0, 0, FlushDb},
-      {"flushall", -1, "write", 0, 0, 0, FlushDb},
-  });
+  t->insert(t->end(),
+            {
+                {"get", 2, "readonly fast", 1, 1, 1, Get},
+                {"set", -3, "write denyoom", 1, 1, 1, Set},
+                {"setnx", 3, "write denyoom fast", 1, 1, 1, SetNx},
+                {"getdel", 2, "write fast", 1, 1, 1, GetDel},
+                {"strlen", 2, "readonly fast", 1, 1, 1, Strlen},
+                {"append", 3, "write denyoom fast", 1, 1, 1, Append},
+                {"del", -2, "write", 1, -1, 1, Del},
+                {"unlink", -2, "write fast", 1, -1, 1, Del},
+                {"exists", -2, "readonly fast", 1, -1, 1, Exists},
+                {"type", 2, "readonly fast", 1, 1, 1, Type},
+                {"mget", -2, "readonly fast", 1, -1, 1, MGet},
+                {"mset", -3, "write denyoom", 1, -1, 2, MSet},
+                {"incr", 2, "write denyoom fast", 1, 1, 1, Incr},
+                {"decr", 2, "write denyoom fast", 1, 1, 1, Decr},
+                {"incrby", 3, "write denyoom fast", 1, 1, 1, IncrByCmd},
+                {"decrby", 3, "write denyoom fast", 1, 1, 1, DecrByCmd},
+                {"scan", -2, "readonly", 0, 0, 0, Scan},
+                {"keys", 2, "readonly", 0, 0, 0, Keys},
+                {"dbsize", 1, "readonly fast", 0, 0, 0, DbSize},
+                {"flushdb", -1, "write", 0, 0, 0, FlushDb},
+                {"flushall", -1, "write", 0, 0, 0, FlushDb},
+            });
 }
 
 }  // namespace sift::server

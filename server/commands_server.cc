@@ -220,8 +220,8 @@ void Command(CommandContext& ctx) {
       ctx.reply.Error("ERR The command has no key arguments");
       return;
     }
-    const int last = c->last_key < 0 ? static_cast<int>(cmd.size()) - 1
-                                     : c->last_key;
+    const int last =
+        c->last_key < 0 ? static_cast<int>(cmd.size()) - 1 : c->last_key;
     std::vector<std::string_view> keys;
     for (int k = c->first_key; k <= last; k += c->key_step) {
       keys.push_back(cmd[k]);
@@ -366,8 +366,8 @@ std::string InfoSection(CommandContext& ctx, std::string_view name) {
 }
 
 void Info(CommandContext& ctx) {
-  static const char* const kAll[] = {"server",   "clients",     "memory",
-                                     "persistence", "stats", "keyspace",
+  static const char* const kAll[] = {"server",      "clients", "memory",
+                                     "persistence", "stats",   "keyspace",
                                      "siftdb"};
   std::vector<std::string> want;
   for (size_t i = 1; i < ctx.args.size(); ++i) {
@@ -426,12 +426,12 @@ void Config(CommandContext& ctx) {
             std::string(ctx.args[i]), "'"));
         return;
       }
-      absl::Status s =
-          ApplyConfig({name, std::string(ctx.args[i + 1])}, &next);
+      absl::Status s = ApplyConfig({name, std::string(ctx.args[i + 1])}, &next);
       if (!s.ok()) {
-        ctx.reply.Error(absl::StrCat("ERR CONFIG SET failed (possibly related "
-                                     "to argument '", name, "') - ",
-                                     std::string(s.message())));
+        ctx.reply.Error(
+            absl::StrCat("ERR CONFIG SET failed (possibly related "
+                         "to argument '",
+                         name, "') - ", std::string(s.message())));
         return;
       }
     }
@@ -483,21 +483,23 @@ void Module(CommandContext& ctx) {
 }  // namespace
 
 void AddServerCommands(std::vector<CommandSpec>* t) {
-  t->insert(t->end(), {
-      {"ping", -1, "fast", 0, 0, 0, Ping},
-      {"echo", 2, "fast", 0, 0, 0, Echo},
-      {"auth", -2, "noscript loading stale fast no_auth", 0, 0, 0, Auth},
-      {"hello", -1, "noscript loading stale fast no_auth", 0, 0, 0, Hello},
-      {"select", 2, "loading stale fast", 0, 0, 0, Select},
-      {"quit", -1, "noscript loading stale fast no_auth", 0, 0, 0, Quit},
-      {"command", -1, "loading stale", 0, 0, 0, Command},
-      {"client", -2, "admin noscript loading stale", 0, 0, 0, Client},
-      {"info", -1, "loading stale", 0, 0, 0, Info},
-      {"config", -2, "admin noscript loading stale", 0, 0, 0, Config},
-      {"shutdown", -1, "admin noscript loading stale", 0, 0, 0, Shutdown},
-      {"time", 1, "loading stale fast", 0, 0, 0, Time},
-      {"module", -2, "admin noscript", 0, 0, 0, Module},
-  });
+  t->insert(
+      t->end(),
+      {
+          {"ping", -1, "fast", 0, 0, 0, Ping},
+          {"echo", 2, "fast", 0, 0, 0, Echo},
+          {"auth", -2, "noscript loading stale fast no_auth", 0, 0, 0, Auth},
+          {"hello", -1, "noscript loading stale fast no_auth", 0, 0, 0, Hello},
+          {"select", 2, "loading stale fast", 0, 0, 0, Select},
+          {"quit", -1, "noscript loading stale fast no_auth", 0, 0, 0, Quit},
+          {"command", -1, "loading stale", 0, 0, 0, Command},
+          {"client", -2, "admin noscript loading stale", 0, 0, 0, Client},
+          {"info", -1, "loading stale", 0, 0, 0, Info},
+          {"config", -2, "admin noscript loading stale", 0, 0, 0, Config},
+          {"shutdown", -1, "admin noscript loading stale", 0, 0, 0, Shutdown},
+          {"time", 1, "loading stale fast", 0, 0, 0, Time},
+          {"module", -2, "admin noscript", 0, 0, 0, Module},
+      });
 }
 
 }  // namespace sift::server

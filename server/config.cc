@@ -4,8 +4,8 @@
 
 #include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -54,7 +54,8 @@ const char* FsyncName(FsyncPolicy p) {
 bool ParseMemory(std::string_view s, uint64_t* out) {
   const std::string lower = absl::AsciiStrToLower(std::string(s));
   size_t digits = 0;
-  while (digits < lower.size() && lower[digits] >= '0' && lower[digits] <= '9') {
+  while (digits < lower.size() && lower[digits] >= '0' &&
+         lower[digits] <= '9') {
     ++digits;
   }
   if (digits == 0) return false;
@@ -104,8 +105,10 @@ absl::Status ApplyConfig(const std::vector<std::string>& args,
   const auto memory = [&](uint64_t lo, uint64_t* v) {
     if (absl::Status s = one(); !s.ok()) return s;
     if (!ParseMemory(args[1], v) || *v < lo) {
-      return Bad(name, absl::StrCat("'", args[1], "' is not a size of at "
-                                    "least ", lo, " (e.g. 512mb)"));
+      return Bad(name, absl::StrCat("'", args[1],
+                                    "' is not a size of at "
+                                    "least ",
+                                    lo, " (e.g. 512mb)"));
     }
     return absl::OkStatus();
   };
@@ -174,14 +177,12 @@ absl::Status ApplyConfig(const std::vector<std::string>& args,
 
 const std::vector<std::string>& ConfigNames() {
   static const auto* names = new std::vector<std::string>{
-      "db",          "bind",          "port",
-      "requirepass", "maxclients",    "proto-max-bulk-len",
-      "appendfsync", "bf-error-rate", "bf-initial-size",
-      "bf-expansion-factor", "write-buffer-size", "block-cache-size",
-      "logfile",
+      "db", "bind", "port", "requirepass", "maxclients", "proto-max-bulk-len",
+      "appendfsync", "bf-error-rate", "bf-initial-size", "bf-expansion-factor",
+      "write-buffer-size", "block-cache-size", "logfile",
       // Redis's, with the values that describe sift-server (redis-benchmark
       // reads these two): no RDB snapshots, no AOF -- siftdb's WAL instead.
-      "save",        "appendonly"};
+      "save", "appendonly"};
   return *names;
 }
 
@@ -228,8 +229,8 @@ bool ConfigValue(const ServerConfig& c, std::string_view name,
 absl::Status LoadConfigFile(const std::string& path, ServerConfig* config) {
   std::ifstream in(path);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot open config file '",
-                                            path, "': ", std::strerror(errno)));
+    return absl::NotFoundError(absl::StrCat("cannot open config file '", path,
+                                            "': ", std::strerror(errno)));
   }
   std::string line;
   int lineno = 0;
@@ -246,9 +247,9 @@ absl::Status LoadConfigFile(const std::string& path, ServerConfig* config) {
       s = ApplyConfig(args, config);
     }
     if (!s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ":", lineno, ": '", std::string(trimmed), "': ",
-          std::string(s.message())));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", lineno, ": '", std::string(trimmed),
+                       "': ", std::string(s.message())));
     }
   }
   return absl::OkStatus();
@@ -274,9 +275,9 @@ absl::Status ParseCommandLine(int argc, char** argv, ServerConfig* config,
       return absl::OkStatus();
     }
     if (a.substr(0, 2) != "--" || a.size() == 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unexpected argument '", std::string(a),
-          "' (flags are --name value)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument '", std::string(a),
+                       "' (flags are --name value)"));
     }
     std::vector<std::string> line = {std::string(a.substr(2))};
     // --name=value, or --name value... up to the next --flag.

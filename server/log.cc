@@ -31,11 +31,11 @@ absl::Status OpenLog(const std::string& path) {
 void Log(LogLevel level, std::string_view message) {
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const int ms = static_cast<int>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          now.time_since_epoch())
-          .count() %
-      1000);
+  const int ms =
+      static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                           now.time_since_epoch())
+                           .count() %
+                       1000);
   std::tm tm;
   localtime_r(&t, &tm);
   char stamp[64];

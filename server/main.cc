@@ -7,11 +7,10 @@
 //
 // See README.md ("sift-server") and server/config.h for every directive.
 
+#include <asio.hpp>
 #include <csignal>
 #include <cstdio>
 #include <memory>
-
-#include <asio.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "server/config.h"
@@ -86,7 +85,8 @@ int main(int argc, char** argv) {
         absl::StrCat("sift-server 0.1.0 on ", config.db, ": ",
                      (*store)->blooms().size(), " filters loaded"));
     Log(LogLevel::kNotice, absl::StrCat("Ready to accept connections tcp on "
-                                        "port ", server.bound_port()));
+                                        "port ",
+                                        server.bound_port()));
     if (absl::Status s = server.Run(); !s.ok()) {
       Log(LogLevel::kWarning, absl::StrCat("stopping: ", s.ToString()));
       rc = 1;

@@ -2,9 +2,9 @@
 
 #include "server/resp_parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -51,18 +51,31 @@ bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
         if (line[i] == '\\' && i + 1 < n) {
           const char c = line[++i];
           switch (c) {
-            case 'n': word.push_back('\n'); break;
-            case 'r': word.push_back('\r'); break;
-            case 't': word.push_back('\t'); break;
-            case 'b': word.push_back('\b'); break;
-            case 'a': word.push_back('\a'); break;
-            default: word.push_back(c); break;
+            case 'n':
+              word.push_back('\n');
+              break;
+            case 'r':
+              word.push_back('\r');
+              break;
+            case 't':
+              word.push_back('\t');
+              break;
+            case 'b':
+              word.push_back('\b');
+              break;
+            case 'a':
+              word.push_back('\a');
+              break;
+            default:
+              word.push_back(c);
+              break;
           }
           ++i;
           continue;
         }
         if (line[i] == '"') {
-          if (i + 1 < n && !std::isspace(static_cast<unsigned char>(line[i + 1]))) {
+          if (i + 1 < n &&
+              !std::isspace(static_cast<unsigned char>(line[i + 1]))) {
             return false;
           }
           ++i;
@@ -78,7 +91,8 @@ bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
           continue;
         }
         if (line[i] == '\'') {
-          if (i + 1 < n && !std::isspace(static_cast<unsigned char>(line[i + 1]))) {
+          if (i + 1 < n &&
+              !std::isspace(static_cast<unsigned char>(line[i + 1]))) {
             return false;
           }
           ++i;
@@ -151,8 +165,8 @@ RespParser::Result RespParser::ParseInline(std::string_view buf,
 }
 
 RespParser::Result RespParser::ParseMultibulk(
-    std::string_view buf, size_t* consumed,
-    std::vector<std::string_view>* args, std::string* error) {
+    std::string_view buf, size_t* consumed, std::vector<std::string_view>* args,
+    std::string* error) {
   // A length line ends within this many bytes, or the stream is garbage.
   constexpr size_t kMaxLengthLine = 64 * 1024;
   const auto fail = [&](const char* what) {

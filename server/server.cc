@@ -3,11 +3,10 @@
 #include "server/server.h"
 
 #include <algorithm>
+#include <asio.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-
-#include <asio.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "server/commands.h"
@@ -239,8 +238,8 @@ absl::Status Server::Listen() {
     if (!ec) acc->bind(ep, ec);
     if (!ec) acc->listen(asio::socket_base::max_listen_connections, ec);
     if (ec) {
-      return absl::UnavailableError(absl::StrCat(
-          "cannot listen on ", addr, ":", c.port, ": ", ec.message()));
+      return absl::UnavailableError(absl::StrCat("cannot listen on ", addr, ":",
+                                                 c.port, ": ", ec.message()));
     }
     bound_port_ = acc->local_endpoint().port();
     impl_->acceptors.push_back(std::move(acc));
@@ -324,8 +323,8 @@ void Server::Shutdown() {
 }
 
 std::string Server::ClientLine(const ClientState& s) const {
-  return absl::StrCat("id=", s.id, " addr=", s.addr, " laddr=",
-                      " fd=0 name=", s.name,
+  return absl::StrCat("id=", s.id, " addr=", s.addr,
+                      " laddr=", " fd=0 name=", s.name,
                       " age=", (NowMillis() - s.created_ms) / 1000,
                       " idle=0 flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 "
                       "qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 obl=0 oll=0 "
@@ -337,10 +336,10 @@ std::string Server::ClientLine(const ClientState& s) const {
 std::string Server::ClientList() const {
   std::vector<const Connection*> all;
   for (const auto& [ptr, conn] : connections_) all.push_back(ptr);
-  std::sort(all.begin(), all.end(), [](const Connection* a,
-                                       const Connection* b) {
-    return a->state().id < b->state().id;
-  });
+  std::sort(all.begin(), all.end(),
+            [](const Connection* a, const Connection* b) {
+              return a->state().id < b->state().id;
+            });
   std::string out;
   for (const Connection* c : all) out += ClientLine(c->state());
   return out;

@@ -44,7 +44,10 @@ class CursorTable {
   static constexpr size_t kMaxCursors = 65536;
   uint64_t Add(std::string last_key);
   bool Find(uint64_t cursor, std::string* last_key) const;
-  void Clear() { by_id_.clear(); order_.clear(); }
+  void Clear() {
+    by_id_.clear();
+    order_.clear();
+  }
 
  private:
   uint64_t next_ = 1;

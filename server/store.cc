@@ -10,8 +10,7 @@
 
 namespace sift::server {
 
-absl::StatusOr<std::unique_ptr<Store>> Store::Open(
-    const ServerConfig& config) {
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const ServerConfig& config) {
   std::unique_ptr<Store> s(new Store(config));
   Options options;
   options.create_if_missing = true;
@@ -138,8 +137,8 @@ absl::Status Store::Scan(std::string_view after, size_t count,
   const auto& filters = blooms_.filters();
   auto bf = after.empty() ? filters.begin() : filters.upper_bound(after);
   while (keys->size() < count) {
-    const bool have_string = it->Valid() && !it->key().empty() &&
-                             it->key()[0] == kStringPrefix;
+    const bool have_string =
+        it->Valid() && !it->key().empty() && it->key()[0] == kStringPrefix;
     const bool have_bloom = bf != filters.end();
     if (!have_string && !have_bloom) break;
     if (have_string &&
@@ -182,9 +181,9 @@ absl::StatusOr<uint64_t> Store::CountKeys() {
     absl::StatusOr<std::vector<uint64_t>> sizes =
         db_->GetApproximateSizes(so, ranges);
     if (sizes.ok() && (*sizes)[0] > 0) {
-      n = static_cast<uint64_t>(std::llround(
-          static_cast<double>(n) * static_cast<double>((*sizes)[1]) /
-          static_cast<double>((*sizes)[0])));
+      n = static_cast<uint64_t>(std::llround(static_cast<double>(n) *
+                                             static_cast<double>((*sizes)[1]) /
+                                             static_cast<double>((*sizes)[0])));
     }
   }
   return n + blooms_.size();

@@ -49,8 +49,7 @@ TEST(ScalableFilterTest, RejectsBadOptions) {
     absl::StatusOr<ScalableBloomFilter> f = ScalableBloomFilter::Create(c.o);
     ASSERT_FALSE(f.ok());
     EXPECT_TRUE(absl::IsInvalidArgument(f.status()));
-    EXPECT_NE(Msg(f.status()).find(c.names), std::string::npos)
-        << f.status();
+    EXPECT_NE(Msg(f.status()).find(c.names), std::string::npos) << f.status();
   }
 }
 
@@ -72,8 +71,8 @@ TEST(ScalableFilterTest, AddReportsNewItemsAndCounts) {
 // Sub-filters open expansion times larger with half the rate, and every
 // item added stays found.
 TEST(ScalableFilterTest, GrowsByExpansionWithTightenedRates) {
-  ScalableBloomFilter f = Make({.error_rate = 0.01, .capacity = 100,
-                                .expansion = 3});
+  ScalableBloomFilter f =
+      Make({.error_rate = 0.01, .capacity = 100, .expansion = 3});
   uint64_t added = 0;
   for (uint64_t i = 0; i < 2000; ++i) {
     if (f.Add(Item(i)) == FilterAdd::kAdded) ++added;
@@ -83,8 +82,8 @@ TEST(ScalableFilterTest, GrowsByExpansionWithTightenedRates) {
   ASSERT_EQ(f.num_filters(), 4u);
   EXPECT_EQ(f.capacity(), 100u + 300 + 900 + 2700);
   for (size_t i = 0; i < f.num_filters(); ++i) {
-    EXPECT_EQ(f.sub_filter(i).capacity, 100 * static_cast<uint64_t>(
-                                                  std::pow(3, i)));
+    EXPECT_EQ(f.sub_filter(i).capacity,
+              100 * static_cast<uint64_t>(std::pow(3, i)));
     EXPECT_DOUBLE_EQ(f.sub_filter(i).error_rate, 0.01 * std::pow(0.5, i + 1));
     if (i + 1 < f.num_filters()) {
       EXPECT_EQ(f.sub_filter(i).count, f.sub_filter(i).capacity);
@@ -94,8 +93,8 @@ TEST(ScalableFilterTest, GrowsByExpansionWithTightenedRates) {
 }
 
 TEST(ScalableFilterTest, NonscalingRefusesWhenFull) {
-  ScalableBloomFilter f = Make({.error_rate = 0.001, .capacity = 10,
-                                .nonscaling = true});
+  ScalableBloomFilter f =
+      Make({.error_rate = 0.001, .capacity = 10, .nonscaling = true});
   size_t added = 0, i = 0;
   while (added < 10) added += f.Add(Item(i++)) == FilterAdd::kAdded;
   EXPECT_EQ(f.Add("one more"), FilterAdd::kFull);
@@ -134,7 +133,8 @@ TEST(ScalableFilterTest, MayContainMultiMatchesMayContain) {
   ScalableBloomFilter f = Make({.capacity = 50});
   for (uint64_t i = 0; i < 400; ++i) f.Add(Item(i));
   std::vector<std::string> items;
-  for (uint64_t i = 0; i < 300; ++i) items.push_back(i % 2 ? Item(i) : Absent(i));
+  for (uint64_t i = 0; i < 300; ++i)
+    items.push_back(i % 2 ? Item(i) : Absent(i));
   const std::vector<std::string_view> views(items.begin(), items.end());
   const std::vector<bool> got = f.MayContainMulti(views);
   ASSERT_EQ(got.size(), items.size());
@@ -183,7 +183,8 @@ TEST(ScalableFilterTest, BadDumpsAreRefused) {
   for (size_t i = 0; i < header.size(); ++i) {
     std::string bad = header;
     bad[i] ^= 0x40;
-    absl::StatusOr<ScalableBloomFilter> g = ScalableBloomFilter::FromHeader(bad);
+    absl::StatusOr<ScalableBloomFilter> g =
+        ScalableBloomFilter::FromHeader(bad);
     ASSERT_FALSE(g.ok()) << "byte " << i;
     EXPECT_NE(Msg(g.status()).find("received bad data"), std::string::npos);
   }

@@ -4,7 +4,8 @@
 # drive it with (redis-tools: redis-cli, redis-benchmark; python3-redis;
 # nutcracker, twemproxy, for tools/cluster.sh). With --peers, also the
 # engines we measure against (RocksDB, LevelDB: only tools/compare.sh needs
-# them; redis-server, for sift-server's benchmark). With --plots,
+# them; redis-server, for sift-server's benchmark, which --redis-server
+# installs alone). With --plots,
 # gnuplot for tools/plot.sh. With --sanitizers, clang's sanitizer runtimes.
 set -euo pipefail
 
@@ -14,6 +15,7 @@ pkgs=(cmake make g++ clang pkg-config libabsl-dev libsnappy-dev libgtest-dev
 for arg in "$@"; do
   case "$arg" in
     --peers) pkgs+=(librocksdb-dev libleveldb-dev rocksdb-tools redis-server) ;;
+    --redis-server) pkgs+=(redis-server) ;;
     --plots) pkgs+=(gnuplot-nox) ;;
     --sanitizers) pkgs+=(libclang-rt-14-dev) ;;
     *) echo "setup.sh: unknown argument '$arg'" >&2; exit 1 ;;

@@ -272,8 +272,8 @@ inline bool SetBits(FilterLayout layout, uint8_t* bits, uint64_t num_bits,
                     int k, uint64_t h) {
   uint8_t changed = 0;
   if (layout == FilterLayout::kBlocked) {
-    uint8_t* block = const_cast<uint8_t*>(
-        BlockOf(bits, num_bits / kBloomBlockBits, h));
+    uint8_t* block =
+        const_cast<uint8_t*>(BlockOf(bits, num_bits / kBloomBlockBits, h));
     ForEachBlockedBit(h, k, [block, &changed](uint32_t i) {
       const auto mask = static_cast<uint8_t>(1u << (i & 7));
       changed |= static_cast<uint8_t>(~block[i >> 3] & mask);

@@ -74,9 +74,9 @@ bool TestSub(const ScalableBloomFilter::SubFilter& s, uint64_t h) {
 }
 
 void PrefetchSub(const ScalableBloomFilter::SubFilter& s, uint64_t h) {
-  __builtin_prefetch(bloom_internal::BlockOf(
-      reinterpret_cast<const uint8_t*>(s.bits.data()),
-      s.num_bits / kBloomBlockBits, h));
+  __builtin_prefetch(
+      bloom_internal::BlockOf(reinterpret_cast<const uint8_t*>(s.bits.data()),
+                              s.num_bits / kBloomBlockBits, h));
 }
 
 absl::Status CheckOptions(const ScalableFilterOptions& o) {
@@ -122,7 +122,8 @@ double BitsDouble(uint64_t u) {
 }
 
 absl::Status BadData(std::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat("received bad data: ", std::string(what)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("received bad data: ", std::string(what)));
 }
 
 }  // namespace
@@ -191,8 +192,10 @@ absl::Status ScalableBloomFilter::ReplayAdd(size_t i, uint64_t hash) {
   while (subs_.size() <= i) {
     if (!OpenSubFilter()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("sub-filter ", i, " is beyond what the filter's "
-                       "options allow (", subs_.size(), " can be opened)"));
+          absl::StrCat("sub-filter ", i,
+                       " is beyond what the filter's "
+                       "options allow (",
+                       subs_.size(), " can be opened)"));
     }
   }
   AddTo(i, hash);
@@ -245,8 +248,8 @@ absl::Status ScalableBloomFilter::Merge(const ScalableBloomFilter& other) {
     differ.push_back(absl::StrCat("capacity ", a.capacity, " vs ", b.capacity));
   }
   if (a.nonscaling != b.nonscaling) {
-    differ.push_back(absl::StrCat("nonscaling ", a.nonscaling, " vs ",
-                                  b.nonscaling));
+    differ.push_back(
+        absl::StrCat("nonscaling ", a.nonscaling, " vs ", b.nonscaling));
   } else if (!a.nonscaling && a.expansion != b.expansion) {
     differ.push_back(
         absl::StrCat("expansion ", a.expansion, " vs ", b.expansion));
@@ -345,7 +348,8 @@ absl::StatusOr<ScalableBloomFilter> ScalableBloomFilter::FromHeader(
   o.nonscaling = nonscaling == 1;
   const uint64_t size = DecodeFixed64(p + 25);
   const uint32_t filters = DecodeFixed32(p + 33);
-  if (absl::Status s = CheckOptions(o); !s.ok()) return BadData(std::string(s.message()));
+  if (absl::Status s = CheckOptions(o); !s.ok())
+    return BadData(std::string(s.message()));
   if (filters < 1 || filters > kMaxHeaderFilters ||
       body != kHeaderFixed + filters * kHeaderPerFilter) {
     return BadData("bad number of sub-filters");

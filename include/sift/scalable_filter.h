@@ -79,10 +79,10 @@ class ScalableBloomFilter {
  public:
   // One sub-filter: its sizing, its item count and its filter bytes.
   struct SubFilter {
-    uint64_t capacity = 0;   // items it is sized for
-    double error_rate = 0;   // its own target rate
-    uint64_t count = 0;      // items added to it
-    std::string bits;        // serialized blocked Bloom filter
+    uint64_t capacity = 0;  // items it is sized for
+    double error_rate = 0;  // its own target rate
+    uint64_t count = 0;     // items added to it
+    std::string bits;       // serialized blocked Bloom filter
     // Parsed from bits' trailer: bits of the body and probes per item.
     uint64_t num_bits = 0;
     int num_probes = 0;

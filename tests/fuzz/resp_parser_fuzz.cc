@@ -60,8 +60,8 @@ Outcome ParseAll(std::string_view stream, size_t step) {
     buf.erase(0, consumed);
     if (r == RespParser::Result::kNeedMore && consumed == 0) {
       if (fed == stream.size()) return out;  // the rest is incomplete
-      const size_t n = step == 0 ? stream.size() - fed
-                                 : std::min(step, stream.size() - fed);
+      const size_t n =
+          step == 0 ? stream.size() - fed : std::min(step, stream.size() - fed);
       buf.append(stream.substr(fed, n));
       fed += n;
     }

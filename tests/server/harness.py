@@ -23,6 +23,8 @@ class SiftServer:
         self.proc = None
         self.port = None
         self.log_path = os.path.join(self.tmp, "log")
+        # The process's own stdout and stderr (sanitizer reports land here).
+        self.out_path = os.path.join(self.tmp, "out")
 
     def start(self, expect_fail=False):
         cmd = [self.binary]
@@ -32,7 +34,8 @@ class SiftServer:
         cmd += self.args
         with open(self.log_path, "a") as log:
             log.write("=== start\n")
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+        self.out = open(self.out_path, "ab")
+        self.proc = subprocess.Popen(cmd, stdout=self.out,
                                      stderr=subprocess.STDOUT)
         deadline = time.time() + 20
         while time.time() < deadline:
@@ -40,8 +43,7 @@ class SiftServer:
                 if expect_fail:
                     return self.proc.returncode
                 raise AssertionError("sift-server exited %d:\n%s%s" % (
-                    self.proc.returncode, self.read_log(),
-                    self.proc.stdout.read().decode(errors="replace")))
+                    self.proc.returncode, self.read_log(), self.output()))
             m = re.findall(r"Ready to accept connections tcp on port (\d+)",
                            self.read_log().split("=== start\n")[-1])
             if m:
@@ -49,6 +51,18 @@ class SiftServer:
                 return 0
             time.sleep(0.02)
         raise AssertionError("sift-server did not start:\n" + self.read_log())
+
+    def output(self):
+        with open(self.out_path, errors="replace") as f:
+            return f.read()
+
+    def check_clean(self):
+        """Fails if a sanitizer reported anything."""
+        out = self.output()
+        for bad in ("ERROR: AddressSanitizer", "runtime error:",
+                    "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer"):
+            if bad in out:
+                raise AssertionError("sift-server: " + bad + "\n" + out[-4000:])
 
     def read_log(self):
         try:
@@ -69,6 +83,8 @@ class SiftServer:
     def stop(self):
         if self.proc is not None and self.proc.poll() is None:
             self.terminate()
+        if self.proc is not None:
+            self.check_clean()
 
     def connect_raw(self):
         s = socket.create_connection(("127.0.0.1", self.port), timeout=10)

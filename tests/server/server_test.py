@@ -46,6 +46,7 @@ class ServerCase(unittest.TestCase):
 
     def restart(self, kill9=False):
         if kill9:
+            self.server.check_clean()
             self.server.kill9()
         else:
             self.assertEqual(self.server.terminate(), 0, self.server.read_log())
@@ -648,7 +649,7 @@ class LimitsAndConfigTest(unittest.TestCase):
             f.write("port notaport\n")
         bad = SiftServer(BINARY, config=conf)
         self.assertNotEqual(bad.start(expect_fail=True), 0)
-        out = bad.proc.stdout.read().decode()
+        out = bad.output()
         self.assertIn("sift.conf:8", out)
         self.assertIn("port", out)
         self.assertNotEqual(subprocess.run([BINARY, "--no-such-flag", "1"],
