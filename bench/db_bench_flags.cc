@@ -24,8 +24,8 @@
 #include "absl/time/time.h"
 #include "bench/db_bench.h"
 #include "db/dbformat.h"
-#include "util/bloom.h"
 #include "util/cache.h"
+#include "util/filter.h"
 
 // ---- the workload ----------------------------------------------------------
 ABSL_FLAG(std::string, benchmarks,

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "util/bloom.h"
+#include "util/filter.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 #include "util/hash.h"
@@ -395,7 +396,7 @@ absl::StatusOr<size_t> ScalableBloomFilter::LoadChunk(uint64_t cursor,
     if (touches_trailer) old = s.bits;
     s.bits.replace(start, data.size(), data.data(), data.size());
     if (touches_trailer) {
-      const BloomFilterReader r(s.bits);
+      const FilterReader r(s.bits);
       if (!r.valid() || r.layout() != kLayout || r.num_bits() != s.num_bits ||
           r.num_probes() != s.num_probes) {
         s.bits = std::move(old);
