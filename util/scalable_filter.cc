@@ -12,9 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "util/bloom.h"
-#include "util/filter.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
+#include "util/filter.h"
 #include "util/hash.h"
 #include "util/mutex.h"
 
