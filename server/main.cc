@@ -35,7 +35,7 @@ constexpr char kUsage[] =
     "  appendfsync always|everysec|no  when writes are fsynced (everysec)\n"
     "  bf-error-rate P, bf-initial-size N, bf-expansion-factor N\n"
     "                          filters BF.ADD creates (0.01, 100, 2)\n"
-    "  write-buffer-size SIZE  siftdb memtable (64mb)\n"
+    "  write-buffer-size SIZE  siftdb memtable (4mb)\n"
     "  block-cache-size SIZE   siftdb block cache (64mb)\n"
     "  logfile PATH            log there instead of stderr\n";
 

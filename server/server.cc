@@ -42,6 +42,7 @@ bool CursorTable::Find(uint64_t cursor, std::string* last_key) const {
 // One client connection: reads requests, runs them, sends the replies.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
+  friend class Server;  // OnCommit settles and sends the replies
   Connection(Server* server, asio::ip::tcp::socket socket, uint64_t id)
       : server_(server),
         socket_(std::move(socket)),
@@ -101,13 +102,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void Process() {
-    Store& store = server_->store();
-    store.set_on_commit_failure([this](const absl::Status& s) {
-      // The replies of the commands whose writes failed become the error.
-      out_.resize(pending_mark_);
-      for (size_t i = 0; i < pending_replies_; ++i) StoreError(reply_, s);
-      pending_replies_ = 0;
-    });
+    server_->set_processing(this);
     bool protocol_error = false;
     while (!state_.close_after_reply) {
       size_t consumed = 0;
@@ -126,9 +121,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       }
       Execute();
     }
-    (void)store.Commit();
-    store.set_on_commit_failure(nullptr);
-    pending_replies_ = 0;
+    server_->set_processing(nullptr);
     if (in_start_ == in_.size()) {
       in_.clear();
       in_start_ = 0;
@@ -137,6 +130,27 @@ class Connection : public std::enable_shared_from_this<Connection> {
       in_start_ = 0;
     }
     if (protocol_error) state_.close_after_reply = true;
+    if (pending_replies_ > 0) {
+      server_->AwaitCommit(shared_from_this());
+      return;
+    }
+    SendReplies();
+  }
+
+  // The batch holding this connection's writes was written (or failed).
+  void Committed(const absl::Status& s) {
+    if (!s.ok() && pending_replies_ > 0) {
+      // The replies of the commands whose writes failed become the error.
+      out_.resize(pending_mark_);
+      for (size_t i = 0; i < pending_replies_; ++i) StoreError(reply_, s);
+    }
+    pending_replies_ = 0;
+    settled_at_ = out_.size();
+  }
+
+  // Sends what the requests read so far produced, then reads on.
+  void SendReplies() {
+    if (closed_) return;
     if (out_.empty()) {
       if (state_.close_after_reply) {
         Close();
@@ -150,19 +164,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void Execute() {
     Store& store = server_->store();
-    const size_t reply_start = out_.size();
-    const bool was_pending = store.has_pending();
+    size_t reply_start = out_.size();
     const uint64_t commits = store.commits();
     reply_.set_resp3(state_.resp == 3);
     CommandContext ctx{store, *server_, state_, args_, reply_};
     Dispatch(ctx);
+    // A commit during the command (it read the database) settled the
+    // replies before it; its own starts where they ended.
+    if (store.commits() != commits) reply_start = settled_at_;
+    // While writes are pending, a reply waits for them -- also one that
+    // wrote nothing, as it may have read their effect (a BF.ADD finding an
+    // item another client just added) -- and becomes their error if the
+    // write fails.
     if (store.has_pending()) {
-      if (!was_pending || store.commits() != commits) {
-        pending_mark_ = reply_start;
-        pending_replies_ = 1;
-      } else {
-        ++pending_replies_;
-      }
+      if (pending_replies_ == 0) pending_mark_ = reply_start;
+      ++pending_replies_;
     }
   }
 
@@ -201,8 +217,33 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // store's pending batch (pending_replies_ of them).
   size_t pending_mark_ = 0;
   size_t pending_replies_ = 0;
+  size_t settled_at_ = 0;  // out_.size() when a commit last settled them
   bool closed_ = false;
 };
+
+void Server::AwaitCommit(std::shared_ptr<Connection> c) {
+  awaiting_.push_back(std::move(c));
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  asio::post(*io_, [this] {
+    flush_posted_ = false;
+    if (store_->has_pending()) {
+      (void)store_->Commit();  // OnCommit sends the replies
+    } else {
+      OnCommit(absl::OkStatus());
+    }
+  });
+}
+
+void Server::OnCommit(const absl::Status& s) {
+  if (processing_ != nullptr) processing_->Committed(s);
+  std::vector<std::shared_ptr<Connection>> ready;
+  ready.swap(awaiting_);
+  for (auto& c : ready) c->Committed(s);
+  for (auto& c : ready) {
+    if (c.get() != processing_) c->SendReplies();
+  }
+}
 
 struct Server::Impl {
   explicit Impl(asio::io_context* io) : signals(*io), fsync_timer(*io) {}
@@ -217,9 +258,11 @@ Server::Server(asio::io_context* io, Store* store, std::string config_file)
       store_(store),
       config_file_(std::move(config_file)),
       impl_(std::make_unique<Impl>(io)),
-      start_ms_(NowMillis()) {}
+      start_ms_(NowMillis()) {
+  store_->set_on_commit([this](const absl::Status& s) { OnCommit(s); });
+}
 
-Server::~Server() = default;
+Server::~Server() { store_->set_on_commit(nullptr); }
 
 absl::Status Server::Listen() {
   const ServerConfig& c = store_->config();

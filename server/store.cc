@@ -38,6 +38,7 @@ absl::Status Store::Commit() {
   if (s.ok()) {
     touched_.clear();
     unsynced_ = !wo.sync;
+    if (on_commit_) on_commit_(s);
     return s;
   }
   for (const std::string& key : touched_) {
@@ -46,7 +47,7 @@ absl::Status Store::Commit() {
     (void)blooms_.Reload(db_.get(), key);
   }
   touched_.clear();
-  if (on_failure_) on_failure_(s);
+  if (on_commit_) on_commit_(s);
   return s;
 }
 

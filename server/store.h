@@ -52,11 +52,12 @@ class Store {
   // Writes attempted so far (a command that wrote the batch moves it).
   uint64_t commits() const { return commits_; }
   // Writes the pending batch. On failure every filter it touched is put
-  // back as the database holds it, on_failure (if set) is told, and the
-  // error is returned (again by later writes until one succeeds).
+  // back as the database holds it and the error is returned. Either way
+  // on_commit (if set) is then told the outcome: the replies of the
+  // commands the batch held may be sent (or must become the error).
   absl::Status Commit();
-  void set_on_commit_failure(std::function<void(const absl::Status&)> f) {
-    on_failure_ = std::move(f);
+  void set_on_commit(std::function<void(const absl::Status&)> f) {
+    on_commit_ = std::move(f);
   }
   // appendfsync everysec: makes every write so far durable if any was
   // written since the last call.
@@ -96,7 +97,7 @@ class Store {
   BloomStore blooms_;
   WriteBatch batch_;
   absl::flat_hash_set<std::string> touched_;
-  std::function<void(const absl::Status&)> on_failure_;
+  std::function<void(const absl::Status&)> on_commit_;
   bool unsynced_ = false;
   uint64_t commits_ = 0;
 };
