@@ -29,8 +29,8 @@ struct ClientState {
   std::string name;  // CLIENT SETNAME
   bool authenticated = false;
   int resp = 2;
-  bool close_after_reply = false;  // QUIT
-  std::string last_command;
+  bool close_after_reply = false;      // QUIT
+  const char* last_command = nullptr;  // a CommandSpec's name
   int64_t created_ms = 0;
 };
 

@@ -372,7 +372,7 @@ std::string Server::ClientLine(const ClientState& s) const {
                       " idle=0 flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 "
                       "qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 obl=0 oll=0 "
                       "omem=0 tot-mem=0 events=r cmd=",
-                      s.last_command.empty() ? "NULL" : s.last_command,
+                      s.last_command == nullptr ? "NULL" : s.last_command,
                       " user=default redir=-1 resp=", s.resp, "\n");
 }
 

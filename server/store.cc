@@ -78,7 +78,9 @@ absl::Status Store::GetString(std::string_view key, std::string* value) {
   if (has_pending()) {
     if (absl::Status s = Commit(); !s.ok()) return s;
   }
-  return db_->Get(ReadOptions(), StringKey(key), value);
+  key_buf_.assign(1, kStringPrefix);  // no allocation per read
+  key_buf_.append(key);
+  return db_->Get(ReadOptions(), key_buf_, value);
 }
 
 std::vector<absl::Status> Store::MultiGetStrings(
@@ -98,7 +100,9 @@ std::vector<absl::Status> Store::MultiGetStrings(
 
 void Store::PutString(std::string_view key, std::string_view value) {
   if (blooms_.Find(key) != nullptr) blooms_.Erase(key, &batch_);
-  batch_.Put(StringKey(key), value);
+  key_buf_.assign(1, kStringPrefix);
+  key_buf_.append(key);
+  batch_.Put(key_buf_, value);
 }
 
 absl::StatusOr<bool> Store::Delete(std::string_view key) {

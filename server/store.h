@@ -98,6 +98,7 @@ class Store {
   WriteBatch batch_;
   absl::flat_hash_set<std::string> touched_;
   std::function<void(const absl::Status&)> on_commit_;
+  std::string key_buf_;  // the record key of the string being read or set
   bool unsynced_ = false;
   uint64_t commits_ = 0;
 };
