@@ -23,6 +23,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bench/db_bench.h"
+#include "bench/ycsb_flags.h"
 #include "db/dbformat.h"
 #include "util/bloom.h"
 #include "util/cache.h"
@@ -437,6 +438,8 @@ absl::StatusOr<BenchConfig> ConfigFromFlags() {
     absl::Status s = step(&c);
     if (!s.ok()) return s;
   }
+  absl::Status s = YcsbConfigFromFlags(&c.ycsb);
+  if (!s.ok()) return s;
   c.use_existing_db = absl::GetFlag(FLAGS_use_existing_db);
   c.db = absl::GetFlag(FLAGS_db);
   if (c.db.empty()) {

@@ -89,8 +89,9 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
       // Above the compaction's output: newer data stays above older.
       level = std::max(0, running->output_level - 1);
     }
-    edit->AddFile(level, std::move(meta));
     stats_.Add(config::kNoLevel, kFlushes);
+    stats_.Add(config::kNoLevel, kFlushBytesWritten, meta->file_size);
+    edit->AddFile(level, std::move(meta));
   }
   return s;
 }

@@ -38,6 +38,7 @@ const char* TickerName(Ticker t) {
       "sift.memtable.filter.true.positive",
       "sift.filter.rebuild.count",
       "sift.filter.rebuild.write.bytes",
+      "sift.flush.write.bytes",
   };
   return t < kNumTickers ? kNames[t] : "sift.unknown";
 }

@@ -55,6 +55,7 @@ enum Ticker : uint32_t {
   // DB::RebuildFilters: replacement filters recorded, and their files' bytes.
   kFilterRebuilds,             // sift.filter.rebuild.count
   kFilterRebuildBytesWritten,  // sift.filter.rebuild.write.bytes
+  kFlushBytesWritten,          // sift.flush.write.bytes (table bytes)
   kNumTickers
 };
 
