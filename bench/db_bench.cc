@@ -29,7 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "util/bloom.h"
+#include "util/filter.h"
 
 namespace sift::bench {
 namespace {

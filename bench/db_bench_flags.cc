@@ -25,8 +25,8 @@
 #include "bench/db_bench.h"
 #include "bench/ycsb_flags.h"
 #include "db/dbformat.h"
-#include "util/bloom.h"
 #include "util/cache.h"
+#include "util/filter.h"
 
 // ---- the workload ----------------------------------------------------------
 ABSL_FLAG(std::string, benchmarks,

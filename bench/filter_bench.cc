@@ -39,7 +39,7 @@
 #include "benchmark/benchmark.h"
 #include "sift/filter_policy.h"
 #include "sift/options.h"
-#include "util/bloom.h"
+#include "util/filter.h"
 #include "util/hash.h"
 
 namespace sift {
@@ -83,7 +83,7 @@ const Fixture& GetFixture(FilterLayout layout, uint64_t n, double p) {
   Fixture& f = it->second;
   if (!inserted) return f;
 
-  BloomFilterBuilder builder(layout, p);
+  FilterBuilder builder(layout, p);
   KeyMaker keys;
   std::mt19937_64 rng(42);
   const uint64_t sample = std::min<uint64_t>(n, kProbeBatch);
@@ -105,7 +105,7 @@ const Fixture& GetFixture(FilterLayout layout, uint64_t n, double p) {
   std::copy(bytes.begin(), bytes.end(), f.storage.get());
   f.filter = std::string_view(f.storage.get(), bytes.size());
 
-  const BloomFilterReader reader(f.filter);
+  const FilterReader reader(f.filter);
   uint64_t fps = 0;
   for (uint64_t h : f.misses) fps += reader.MayContainHash(h) ? 1 : 0;
   f.fp_rate = static_cast<double>(fps) / static_cast<double>(f.misses.size());
@@ -142,7 +142,7 @@ void BM_Build(benchmark::State& state) {
   const FilterLayout layout = LayoutArg(state);
   const uint64_t n = static_cast<uint64_t>(state.range(1));
   const Fixture& f = ArgFixture(state);
-  BloomFilterBuilder builder(layout, FpArg(state));
+  FilterBuilder builder(layout, FpArg(state));
   KeyMaker keys;
   std::string out;
   for (auto _ : state) {
@@ -157,7 +157,7 @@ void BM_Build(benchmark::State& state) {
 // Independent probes of `hashes`, kProbeBatch per iteration.
 void Probe(benchmark::State& state, const std::vector<uint64_t>& hashes) {
   const Fixture& f = ArgFixture(state);
-  const BloomFilterReader reader(f.filter);
+  const FilterReader reader(f.filter);
   for (auto _ : state) {
     uint64_t matches = 0;
     for (uint64_t h : hashes) matches += reader.MayContainHash(h);
@@ -178,7 +178,7 @@ inline uint64_t Opaque(uint64_t value) {
 void ProbeLatency(benchmark::State& state, const std::vector<uint64_t>& hashes,
                   bool expected) {
   const Fixture& f = ArgFixture(state);
-  const BloomFilterReader reader(f.filter);
+  const FilterReader reader(f.filter);
   uint64_t flip = 0;
   for (auto _ : state) {
     for (uint64_t h : hashes) {
@@ -210,7 +210,7 @@ void BM_ProbeMissLatencyMisaligned(benchmark::State& state) {
   std::unique_ptr<char, AlignedFree> storage(
       static_cast<char*>(std::aligned_alloc(64, (size + 16 + 63) / 64 * 64)));
   std::copy(f.filter.begin(), f.filter.end(), storage.get() + 16);
-  const BloomFilterReader reader(std::string_view(storage.get() + 16, size));
+  const FilterReader reader(std::string_view(storage.get() + 16, size));
   uint64_t flip = 0;
   for (auto _ : state) {
     for (uint64_t h : f.misses) {

@@ -6,7 +6,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 #include "util/status_macros.h"
 
 namespace sift {

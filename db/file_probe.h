@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "db/statistics_impl.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 
 namespace sift {
 

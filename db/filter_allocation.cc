@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "db/version_set.h"
+#include "db/filter_budget.h"
+#include "db/version.h"
 #include "table/table_builder.h"
-#include "util/filter_budget.h"
 
 namespace sift {
 

@@ -1,6 +1,6 @@
 // Which filter each file should carry. With a fixed bloom_filter_fp_chance,
 // every file the same; with Options::filter_bits_per_key_budget, the
-// allocation of util/filter_budget.h over the tree's shape: each level-0
+// allocation of db/filter_budget.h over the tree's shape: each level-0
 // file and each deeper level is one unit a missing-key Get probes, and
 // gets an fp chance proportional to the keys it holds.
 //

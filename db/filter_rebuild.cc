@@ -6,8 +6,8 @@
 #include "db/filename.h"
 #include "table/format.h"
 #include "table/internal_key.h"
-#include "util/bloom.h"
 #include "util/coding.h"
+#include "util/filter.h"
 #include "util/hash.h"
 #include "util/status_macros.h"
 
@@ -59,7 +59,7 @@ absl::Status WriteFilterFile(const std::string& dbname, Env* env,
                              const Table& table, uint64_t table_number,
                              const FilterTarget& target, uint64_t number,
                              ReplacementFilter* out) {
-  BloomFilterBuilder builder(target.layout, target.fp_chance);
+  FilterBuilder builder(target.layout, target.fp_chance);
   ReadOptions options;
   options.fill_cache = false;  // one pass: keep the cache for readers
   std::unique_ptr<Iterator> it = table.NewIterator(options);
@@ -80,7 +80,7 @@ absl::Status WriteFilterFile(const std::string& dbname, Env* env,
   RETURN_IF_ERROR(it->status());
   std::string filter;
   builder.Finish(&filter);
-  const BloomFilterReader reader(filter);
+  const FilterReader reader(filter);
 
   const std::string path = FilterFileName(dbname, number);
   const std::string contents = EncodeFilterFile(table_number, filter);

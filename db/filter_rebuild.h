@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "db/file_meta.h"
 #include "sift/env.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 
 namespace sift {
 

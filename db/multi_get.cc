@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
-#include "db/db_impl.h"
+#include "db/db_impl/db_impl.h"
 #include "db/file_probe.h"
 #include "table/internal_key.h"
 #include "util/hash.h"

@@ -25,7 +25,7 @@
 #include <memory>
 
 #include "db/memtable.h"
-#include "db/version_set.h"
+#include "db/version.h"
 
 namespace sift {
 

@@ -31,7 +31,7 @@
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
 #include "sift/db.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 #include "util/status_macros.h"
 
 namespace sift {

@@ -16,7 +16,7 @@
 
 #include "db/dbformat.h"
 #include "sift/statistics.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 #include "util/cache_line.h"
 
 namespace sift {

@@ -32,7 +32,7 @@
 #include "db/file_meta.h"
 #include "sift/env.h"
 #include "sift/options.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 #include "util/cache.h"
 #include "util/mutex.h"
 

@@ -1,14 +1,15 @@
 // Version: reading one snapshot of the LSM tree (point lookups, iterators,
 // overlap queries).
 
+#include "db/version.h"
+
 #include <algorithm>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "db/file_probe.h"
-#include "db/level_iterator.h"
-#include "db/version_set.h"
-#include "table/table_reader.h"
+#include "db/iterator/level_iterator.h"
+#include "table/table.h"
 #include "util/status_macros.h"
 
 namespace sift {

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 #include "util/status_macros.h"
 
 namespace sift {

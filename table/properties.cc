@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "table/block_builder.h"
-#include "util/bloom.h"
 #include "util/coding.h"
+#include "util/filter.h"
 
 namespace sift {
 namespace {

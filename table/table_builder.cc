@@ -97,8 +97,8 @@ TableBuilder::TableBuilder(const Options& options, WritableFile* file,
   props_.format_version = kTableFormatVersion;
   if (options.filter_policy == nullptr &&
       options.bloom_filter_fp_chance < 1.0) {
-    filter_ = std::make_unique<BloomFilterBuilder>(
-        filter_layout, options.bloom_filter_fp_chance);
+    filter_ = std::make_unique<FilterBuilder>(filter_layout,
+                                              options.bloom_filter_fp_chance);
   }
 }
 
@@ -215,7 +215,7 @@ void TableBuilder::WriteFilter(BlockBuilder* metaindex) {
   if (filter_ == nullptr || !ok()) return;
   std::string filter;
   filter_->Finish(&filter);
-  const BloomFilterReader reader(filter);
+  const FilterReader reader(filter);
   props_.bloom_filter_fp_chance = options_.bloom_filter_fp_chance;
   props_.filter_num_keys = reader.num_keys();
   props_.filter_bits_per_key = reader.bits_per_key();

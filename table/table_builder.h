@@ -22,7 +22,7 @@
 #include "table/format.h"
 #include "table/internal_key.h"
 #include "table/range_tombstone.h"
-#include "util/bloom.h"
+#include "util/filter.h"
 
 namespace sift {
 
@@ -101,7 +101,7 @@ class TableBuilder {
   BlockBuilder index_block_;
   std::string smallest_;
   std::string last_key_;
-  std::unique_ptr<BloomFilterBuilder> filter_;  // null: no built-in filter
+  std::unique_ptr<FilterBuilder> filter_;  // null: no built-in filter
   // With options_.filter_policy: the distinct user keys added, in order.
   std::vector<std::string> user_filter_keys_;
   // Invariant: set after a data block is flushed until the first key of the

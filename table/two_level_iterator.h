@@ -1,7 +1,7 @@
 // A two-level iterator: an index iterator whose values name second-level
 // iterators, walked one after another as if they were one. It serves both
-// a table (index block -> data blocks, table/table_reader.cc) and a level
-// of the DB (file list -> tables, db/level_iterator.cc).
+// a table (index block -> data blocks, table/table.cc) and a level
+// of the DB (file list -> tables, db/iterator/level_iterator.cc).
 //
 // Error policy (the one every siftdb iterator keeps, include/sift/iterator.h):
 // an error -- a second level that cannot be opened, or one that reports an

@@ -17,8 +17,8 @@
 #include "sift/filter_policy.h"
 #include "tests/bloom_test_keys.h"
 #include "tests/testutil/testutil.h"
-#include "util/bloom.h"
 #include "util/coding.h"
+#include "util/filter.h"
 #include "util/hash.h"
 #include "util/ribbon.h"
 
@@ -34,7 +34,7 @@ using bloom_test::Shape;
 
 // A reader over `filter` that must be invalid, and so match everything.
 void ExpectDistrusted(std::string_view filter, const std::string& what) {
-  const BloomFilterReader reader(filter);
+  const FilterReader reader(filter);
   EXPECT_FALSE(reader.valid()) << what;
   EXPECT_EQ(reader.ExpectedFpRate(), 1.0) << what;
   for (uint64_t h = 0; h < 64; ++h) {
@@ -51,7 +51,7 @@ struct Sample {
 
 Sample MakeSample(FilterLayout layout, uint64_t n = 1000) {
   Sample s;
-  BloomFilterBuilder builder(layout, 0.01);
+  FilterBuilder builder(layout, 0.01);
   ForEachKey(Shape::kUrl, 11, false, n, [&](std::string_view k) {
     s.hashes.push_back(KeyHash(k));
     builder.AddHash(s.hashes.back());
@@ -62,7 +62,7 @@ Sample MakeSample(FilterLayout layout, uint64_t n = 1000) {
 
 TEST(BloomCorruptionTest, DefaultReaderMatchesEverything) {
   ExpectDistrusted(std::string_view(), "empty");
-  const BloomFilterReader reader;
+  const FilterReader reader;
   EXPECT_FALSE(reader.valid());
   EXPECT_TRUE(reader.MayContainHash(0));
 }
@@ -72,20 +72,20 @@ TEST(BloomCorruptionTest, EveryTruncationIsDistrusted) {
     for (uint64_t n : {0, 1, 2, 1000}) {
       const Sample s = MakeSample(layout, n);
       const std::string_view full(s.filter);
-      ASSERT_TRUE(BloomFilterReader(full).valid());
+      ASSERT_TRUE(FilterReader(full).valid());
       for (size_t len = 0; len < full.size(); ++len) {
         const std::string what =
             absl::StrCat(LayoutName(layout), " n=", n, " length ", len);
         // Only a heap copy of exactly `len` bytes lets ASan catch any read
         // past the end.
         const std::string copy(full.substr(0, len));
-        const BloomFilterReader prefix(copy);
+        const FilterReader prefix(copy);
         ASSERT_FALSE(prefix.valid()) << what;
         for (uint64_t h : s.hashes) ASSERT_TRUE(prefix.MayContainHash(h));
         // Dropping leading bytes instead leaves a well-formed trailer over
         // too short a body.
         const std::string suffix(full.substr(full.size() - len));
-        ASSERT_FALSE(BloomFilterReader(suffix).valid()) << what;
+        ASSERT_FALSE(FilterReader(suffix).valid()) << what;
       }
     }
   }
@@ -115,7 +115,7 @@ std::string WithTrailerFixed64(std::string filter, size_t offset, uint64_t v) {
 TEST(BloomCorruptionTest, InconsistentTrailersAreDistrusted) {
   for (FilterLayout layout : kLayouts) {
     const Sample s = MakeSample(layout);
-    const BloomFilterReader good(s.filter);
+    const FilterReader good(s.filter);
     ASSERT_TRUE(good.valid());
     const uint64_t bits = good.num_bits();
     // Unknown layout tags, e.g. a future format.
@@ -143,7 +143,7 @@ TEST(BloomCorruptionTest, InconsistentTrailersAreDistrusted) {
   // A kStandard body whose size is not a whole number of blocks cannot be
   // read as kBlocked.
   const Sample s = MakeSample(FilterLayout::kStandard);
-  ASSERT_NE(BloomFilterReader(s.filter).num_bits() % 512, 0u);
+  ASSERT_NE(FilterReader(s.filter).num_bits() % 512, 0u);
   ExpectDistrusted(WithTrailerByte(s.filter, 17, 1), "relabelled");
 }
 
@@ -153,13 +153,13 @@ TEST(BloomCorruptionTest, InconsistentTrailersAreDistrusted) {
 TEST(BloomCorruptionTest, TrailerBitFlips) {
   for (FilterLayout layout : kLayouts) {
     const Sample s = MakeSample(layout);
-    const BloomFilterReader good(s.filter);
+    const FilterReader good(s.filter);
     for (size_t byte = 0; byte < kBloomTrailerSize; ++byte) {
       for (int bit = 0; bit < 8; ++bit) {
         std::string bad = s.filter;
         bad[bad.size() - kBloomTrailerSize + byte] ^=
             static_cast<char>(1 << bit);
-        const BloomFilterReader reader(bad);
+        const FilterReader reader(bad);
         const std::string what = absl::StrCat("byte ", byte, " bit ", bit);
         uint64_t matched = 0;
         for (uint64_t h : s.hashes) matched += reader.MayContainHash(h);
@@ -272,7 +272,7 @@ TEST(BloomFormatTest, RibbonWorkedExamples) {
   EXPECT_EQ(static_cast<uint64_t>(b.coeff >> 64), 0x71740d64761cc3ccULL);
   EXPECT_EQ(Remix(bloom) & 127, 0x7bu);
   EXPECT_EQ(Remix(siftdb) & 127, 0x03u);
-  const BloomFilterReader reader(two);
+  const FilterReader reader(two);
   ASSERT_EQ(reader.layout(), FilterLayout::kRibbon);
   EXPECT_TRUE(reader.MayContainHash(siftdb));
   EXPECT_TRUE(reader.MayContainHash(bloom));

@@ -10,8 +10,6 @@
 // util/bloom.h (about 2 minutes). A sanitizer build asserts no rate: it
 // builds and probes every case for memory errors and false negatives.
 
-#include "util/bloom.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,6 +26,7 @@
 #include "sift/filter_policy.h"
 #include "tests/bloom_test_keys.h"
 #include "tests/testutil/testutil.h"
+#include "util/filter.h"
 #include "util/hash.h"
 
 namespace sift {
@@ -56,7 +55,7 @@ struct Built {
 
 Built BuildFilter(FilterLayout layout, double p, Shape shape, uint64_t seed,
                   uint64_t n) {
-  BloomFilterBuilder builder(layout, p);
+  FilterBuilder builder(layout, p);
   ForEachKey(shape, seed, false, n,
              [&](std::string_view k) { builder.AddHash(KeyHash(k)); });
   Built built;
@@ -66,7 +65,7 @@ Built BuildFilter(FilterLayout layout, double p, Shape shape, uint64_t seed,
 }
 
 // Number of added keys the filter misses (must be 0).
-uint64_t CountFalseNegatives(const BloomFilterReader& reader, Shape shape,
+uint64_t CountFalseNegatives(const FilterReader& reader, Shape shape,
                              uint64_t seed, uint64_t n) {
   uint64_t misses = 0;
   ForEachKey(shape, seed, false, n, [&](std::string_view k) {
@@ -75,7 +74,7 @@ uint64_t CountFalseNegatives(const BloomFilterReader& reader, Shape shape,
   return misses;
 }
 
-double MeasureFp(const BloomFilterReader& reader, Shape shape, uint64_t seed,
+double MeasureFp(const FilterReader& reader, Shape shape, uint64_t seed,
                  uint64_t probes) {
   uint64_t hits = 0;
   ForEachKey(shape, seed, true, probes, [&](std::string_view k) {
@@ -105,7 +104,7 @@ constexpr uint64_t kSanitizerProbes = 20000;
 // after a few probes: the rate is the plain build's to measure.
 void CheckFpRate(const FpCase& c, uint64_t seed, double expected_fps) {
   const Built built = BuildFilter(c.layout, c.p, c.shape, seed, c.n);
-  const BloomFilterReader reader(built.filter);
+  const FilterReader reader(built.filter);
   ASSERT_TRUE(reader.valid());
   EXPECT_EQ(CountFalseNegatives(reader, c.shape, seed, c.n), 0u);
   if (test::kSanitizerBuild) {
@@ -232,7 +231,7 @@ TEST(BloomShapeTest, StandardProbesFollowTextbook) {
     int k;
   } cases[] = {{0.1, 3}, {0.01, 7}, {0.001, 10}, {0.0001, 13}};
   for (const auto& c : cases) {
-    BloomFilterBuilder builder(FilterLayout::kStandard, c.p);
+    FilterBuilder builder(FilterLayout::kStandard, c.p);
     const FilterShape shape = builder.ShapeFor(1000000);
     EXPECT_EQ(shape.num_probes, c.k) << c.p;
     EXPECT_NEAR(shape.bits_per_key(), Textbook(c.p), 0.01 * Textbook(c.p));
@@ -241,7 +240,7 @@ TEST(BloomShapeTest, StandardProbesFollowTextbook) {
 
 TEST(BloomShapeTest, SmallFiltersHaveMinimumSize) {
   for (FilterLayout layout : kLayouts) {
-    BloomFilterBuilder builder(layout, 0.01);
+    FilterBuilder builder(layout, 0.01);
     const uint64_t min_bits =
         layout == FilterLayout::kBlocked ? 512 : kBloomMinStandardBits;
     for (uint64_t n : {0, 1, 2, 3}) {
@@ -326,7 +325,7 @@ TEST(BloomFpSmallTest, SmallFiltersStayBelowTarget) {
   for (FilterLayout layout : kLayouts) {
     for (double p : {0.1, 0.01}) {
       for (uint64_t n : {1, 2, 3, 5, 8, 13, 30, 64, 100, 300, 1000, 5000}) {
-        BloomFilterBuilder builder(layout, p);
+        FilterBuilder builder(layout, p);
         // One small filter's rate varies a lot with its own layout of bits
         // (+-40% at n = 8), so average over many filters.
         // A sanitizer build checks a few filters' false negatives only.
@@ -343,7 +342,7 @@ TEST(BloomFpSmallTest, SmallFiltersStayBelowTarget) {
           }
           filter.clear();
           builder.Finish(&filter);
-          const BloomFilterReader reader(filter);
+          const FilterReader reader(filter);
           ASSERT_TRUE(reader.valid());
           for (uint64_t h : added) ASSERT_TRUE(reader.MayContainHash(h));
           for (uint64_t i = 0; i < probes_per_filter; ++i) {
@@ -367,10 +366,10 @@ TEST(BloomFpSmallTest, SmallFiltersStayBelowTarget) {
 
 TEST(BloomBuildTest, EmptyFilterMatchesNothing) {
   for (FilterLayout layout : kLayouts) {
-    BloomFilterBuilder builder(layout, 0.01);
+    FilterBuilder builder(layout, 0.01);
     std::string filter;
     builder.Finish(&filter);
-    const BloomFilterReader reader(filter);
+    const FilterReader reader(filter);
     ASSERT_TRUE(reader.valid());
     EXPECT_EQ(reader.num_keys(), 0u);
     EXPECT_EQ(reader.layout(), layout);
@@ -383,14 +382,14 @@ TEST(BloomBuildTest, EmptyFilterMatchesNothing) {
 TEST(BloomBuildTest, OneAndTwoKeys) {
   for (FilterLayout layout : kLayouts) {
     for (double p : {0.5, 0.1, 0.01, 1e-6}) {
-      BloomFilterBuilder builder(layout, p);
+      FilterBuilder builder(layout, p);
       std::string one, two;
       builder.AddHash(KeyHash("alpha"));
       builder.Finish(&one);
       builder.AddHash(KeyHash("alpha"));
       builder.AddHash(KeyHash("beta"));
       builder.Finish(&two);
-      const BloomFilterReader r1(one), r2(two);
+      const FilterReader r1(one), r2(two);
       ASSERT_TRUE(r1.valid() && r2.valid());
       EXPECT_EQ(r1.num_keys(), 1u);
       EXPECT_EQ(r2.num_keys(), 2u);
@@ -409,7 +408,7 @@ TEST(BloomBuildTest, NoFalseNegatives) {
       for (Shape shape : kShapes) {
         for (uint64_t n : {1, 10, 1000, 30000}) {
           const Built built = BuildFilter(layout, p, shape, seed, n);
-          const BloomFilterReader reader(built.filter);
+          const FilterReader reader(built.filter);
           ASSERT_TRUE(reader.valid());
           EXPECT_EQ(CountFalseNegatives(reader, shape, seed, n), 0u)
               << LayoutName(layout) << " p=" << p << " " << ShapeName(shape)
@@ -424,7 +423,7 @@ TEST(BloomBuildTest, DuplicatesCountOnce) {
   // 1000 x 3 hashes take the std::sort path, 5000 x 3 the radix sort.
   for (FilterLayout layout : kLayouts) {
     for (uint64_t distinct : {1000, 5000}) {
-      BloomFilterBuilder builder(layout, 0.01);
+      FilterBuilder builder(layout, 0.01);
       for (int round = 0; round < 3; ++round) {
         for (uint64_t h = 0; h < distinct; ++h) {
           builder.AddHash(h * 0x9e3779b97f4a7c15ULL);
@@ -436,7 +435,7 @@ TEST(BloomBuildTest, DuplicatesCountOnce) {
       EXPECT_EQ(builder.num_hashes(), 0u);
       EXPECT_EQ(builder.last_shape().num_keys, distinct);
       ASSERT_EQ(filter.substr(0, 6), "prefix");
-      const BloomFilterReader reader(std::string_view(filter).substr(6));
+      const FilterReader reader(std::string_view(filter).substr(6));
       ASSERT_TRUE(reader.valid());
       EXPECT_EQ(reader.num_keys(), distinct);
       EXPECT_EQ(reader.num_bits(), builder.ShapeFor(distinct).num_bits);
@@ -450,7 +449,7 @@ TEST(BloomBuildTest, DuplicatesCountOnce) {
 TEST(BloomBuildTest, ReaderReportsItsParameters) {
   for (FilterLayout layout : kLayouts) {
     const Built built = BuildFilter(layout, 0.001, Shape::kUrl, 7, 100000);
-    const BloomFilterReader reader(built.filter);
+    const FilterReader reader(built.filter);
     ASSERT_TRUE(reader.valid());
     EXPECT_EQ(reader.layout(), layout);
     EXPECT_EQ(reader.num_keys(), 100000u);

@@ -20,7 +20,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "table/format.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 #include "tests/testutil/expected_state.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"

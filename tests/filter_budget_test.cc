@@ -1,7 +1,7 @@
-// The per-level filter allocation of util/filter_budget.h: a pure function
+// The per-level filter allocation of db/filter_budget.h: a pure function
 // of the units' key counts, layouts and the budget.
 
-#include "util/filter_budget.h"
+#include "db/filter_budget.h"
 
 #include <cmath>
 #include <cstdio>
@@ -56,7 +56,7 @@ TEST(FilterBudgetTest, BitsPerKeyFollowsTheLayoutsSizing) {
 }
 
 TEST(FilterBudgetTest, WorkedExample) {
-  // util/filter_budget.h's example: two level-0 files of 50k keys, level 1
+  // db/filter_budget.h's example: two level-0 files of 50k keys, level 1
   // of 1M, level 2 of 10M, 10 bits per key of blocked Bloom.
   const std::vector<FilterUnit> units = {{50'000, FilterLayout::kBlocked},
                                          {50'000, FilterLayout::kBlocked},

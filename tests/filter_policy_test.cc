@@ -17,7 +17,7 @@
 #include "gtest/gtest.h"
 #include "tests/bloom_test_keys.h"
 #include "tests/testutil/testutil.h"
-#include "util/bloom.h"
+#include "util/filter.h"
 
 namespace sift {
 namespace {
@@ -74,7 +74,7 @@ TEST(FilterPolicyTest, RoundTrip) {
 
     std::string filter = "stale contents that must disappear";
     policy.CreateFilter(keys, &filter);
-    const BloomFilterReader reader(filter);
+    const FilterReader reader(filter);
     ASSERT_TRUE(reader.valid()) << LayoutName(layout);
     EXPECT_EQ(reader.layout(), layout);
     EXPECT_EQ(reader.num_keys(), 50000u);
@@ -108,7 +108,7 @@ TEST(FilterPolicyTest, RoundTrip) {
 
     // No keys: a valid filter that matches nothing.
     policy.CreateFilter({}, &filter);
-    EXPECT_TRUE(BloomFilterReader(filter).valid());
+    EXPECT_TRUE(FilterReader(filter).valid());
     EXPECT_FALSE(policy.KeyMayMatch("anything", filter));
   }
 }

@@ -17,10 +17,10 @@
 #include "sift/sst_file_reader.h"
 #include "sift/sst_file_writer.h"
 #include "table/format.h"
-#include "table/table_reader.h"
-#include "util/bloom.h"
+#include "table/table.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
+#include "util/filter.h"
 
 namespace sift {
 namespace {
@@ -191,7 +191,7 @@ TEST(BloomRegressionTest, ExpectedFpRateOfAbsurdKeyCount) {
   PutFixed64(&filter, 512);                      // num_bits
   PutFixed64(&filter, ~uint64_t{0});             // num_keys: 2^64 - 1
   filter += std::string("\x06\x01\x7e\xf1", 4);  // 6 probes, kBlocked, magic
-  BloomFilterReader reader(filter);
+  FilterReader reader(filter);
   ASSERT_TRUE(reader.valid());
   EXPECT_DOUBLE_EQ(reader.ExpectedFpRate(), 1.0);
 }

@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 
 namespace sift {
 namespace {

@@ -20,8 +20,8 @@
 #include "sift/filter_policy.h"
 #include "tests/bloom_test_keys.h"
 #include "tests/testutil/testutil.h"
-#include "util/bloom.h"
 #include "util/coding.h"
+#include "util/filter.h"
 #include "util/hash.h"
 
 namespace sift {
@@ -30,10 +30,10 @@ namespace {
 using bloom_test::ForEachKey;
 using bloom_test::Shape;
 
-// Builds a kRibbon filter (through BloomFilterBuilder, as tables do) of n
+// Builds a kRibbon filter (through FilterBuilder, as tables do) of n
 // keys of one shape.
 std::string BuildFilter(Shape shape, uint64_t seed, uint64_t n, double p) {
-  BloomFilterBuilder builder(FilterLayout::kRibbon, p);
+  FilterBuilder builder(FilterLayout::kRibbon, p);
   ForEachKey(shape, seed, /*probe=*/false, n,
              [&](std::string_view key) { builder.AddHash(KeyHash(key)); });
   std::string filter;
@@ -42,7 +42,7 @@ std::string BuildFilter(Shape shape, uint64_t seed, uint64_t n, double p) {
 }
 
 // Fraction of `count` probe keys (never added) the filter says may match.
-double MeasureFp(const BloomFilterReader& reader, Shape shape, uint64_t seed,
+double MeasureFp(const FilterReader& reader, Shape shape, uint64_t seed,
                  uint64_t count) {
   uint64_t hits = 0;
   ForEachKey(shape, seed, /*probe=*/true, count, [&](std::string_view key) {
@@ -82,7 +82,7 @@ TEST(RibbonTest, NoFalseNegatives) {
     for (double p : {0.3, 0.01, 0.0001}) {
       for (uint64_t n : {0, 1, 100, 150, 1000, 4321, 30000}) {
         const std::string filter = BuildFilter(shape, seed, n, p);
-        const BloomFilterReader reader(filter);
+        const FilterReader reader(filter);
         ASSERT_TRUE(reader.valid());
         EXPECT_EQ(reader.num_keys(), n);
         uint64_t misses = 0;
@@ -106,7 +106,7 @@ TEST(RibbonTest, FalsePositiveRateMeetsTarget) {
         test::kSanitizerBuild ? 20000 : static_cast<uint64_t>(1200 / p);
     for (Shape shape : {Shape::kRandom, Shape::kBigEndian}) {
       const std::string filter = BuildFilter(shape, 7, n, p);
-      const BloomFilterReader reader(filter);
+      const FilterReader reader(filter);
       ASSERT_EQ(reader.layout(), FilterLayout::kRibbon);
       const double fp = MeasureFp(reader, shape, 7, probes);
       std::printf("p=%-7g %-9s bits/key %.3f model %.5g measured %.5g\n", p,
@@ -155,12 +155,12 @@ TEST(RibbonTest, TinyFiltersFallBackToBlockedBloom) {
   ASSERT_LT(first_ribbon, 1000u);
   for (uint64_t n : {uint64_t{1}, first_ribbon - 1, first_ribbon, 5000ul}) {
     const std::string filter = BuildFilter(Shape::kUrl, 5, n, 0.01);
-    const BloomFilterReader reader(filter);
+    const FilterReader reader(filter);
     ASSERT_TRUE(reader.valid());
     EXPECT_EQ(reader.layout(),
               n < first_ribbon ? FilterLayout::kBlocked : FilterLayout::kRibbon)
         << n;
-    BloomFilterBuilder builder(FilterLayout::kRibbon, 0.01);
+    FilterBuilder builder(FilterLayout::kRibbon, 0.01);
     EXPECT_EQ(reader.num_bits(), builder.ShapeFor(n).num_bits) << n;
   }
 }
@@ -168,7 +168,7 @@ TEST(RibbonTest, TinyFiltersFallBackToBlockedBloom) {
 TEST(RibbonTest, EmptyFilterMatchesNothing) {
   const std::string filter = BuildFilter(Shape::kRandom, 1, 0, 0.01);
   EXPECT_EQ(filter.size(), kRibbonTrailerSize);
-  const BloomFilterReader reader(filter);
+  const FilterReader reader(filter);
   ASSERT_TRUE(reader.valid());
   EXPECT_EQ(reader.layout(), FilterLayout::kRibbon);
   uint64_t state = 99;
@@ -229,7 +229,7 @@ TEST(RibbonTest, FailedBandingRetriesThenGivesUp) {
     ASSERT_GE(seed, 0);
     if (seed > 0) ++retried;
     const std::string filter = OneSectionFilter(section, n, 7, blocks, seed);
-    const BloomFilterReader reader(filter);
+    const FilterReader reader(filter);
     ASSERT_EQ(reader.layout(), FilterLayout::kRibbon);
     for (uint64_t h : keys) ASSERT_TRUE(reader.MayContainHash(h)) << seed;
   }
@@ -240,7 +240,7 @@ TEST(RibbonTest, FailedBandingRetriesThenGivesUp) {
 
 TEST(RibbonTest, DamagedFiltersMatchEverything) {
   const std::string good = BuildFilter(Shape::kRandom, 11, 2000, 0.01);
-  ASSERT_EQ(BloomFilterReader(good).layout(), FilterLayout::kRibbon);
+  ASSERT_EQ(FilterReader(good).layout(), FilterLayout::kRibbon);
   std::vector<std::string> bad = {
       good.substr(1),                   // truncated at the front
       good.substr(0, good.size() - 1),  // truncated at the end
@@ -258,7 +258,7 @@ TEST(RibbonTest, DamagedFiltersMatchEverything) {
   bad.push_back(more_blocks);
   uint64_t state = 5;
   for (const std::string& f : bad) {
-    const BloomFilterReader reader(f);
+    const FilterReader reader(f);
     EXPECT_FALSE(reader.valid()) << f.size();
     for (int i = 0; i < 100; ++i) {
       EXPECT_TRUE(reader.MayContainHash(RandomHash(&state)));
@@ -299,7 +299,7 @@ TEST(RibbonTest, TenMillionKeys) {
   const uint64_t n = 10000000;
   for (double p : {0.1, 0.01, 0.001, 0.0001}) {
     const std::string filter = BuildFilter(Shape::kRandom, 21, n, p);
-    const BloomFilterReader reader(filter);
+    const FilterReader reader(filter);
     ASSERT_EQ(reader.layout(), FilterLayout::kRibbon);
     const uint64_t probes = static_cast<uint64_t>(1000 / p);
     const double fp = MeasureFp(reader, Shape::kRandom, 21, probes);

@@ -15,7 +15,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "sift/sst_file_writer.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 #include "tests/testutil/dir_snapshot.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/testutil.h"

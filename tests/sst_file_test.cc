@@ -12,7 +12,7 @@
 #include "sift/sst_file_reader.h"
 #include "sift/sst_file_writer.h"
 #include "table/format.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 #include "tests/testutil/counting_env.h"
 #include "tests/testutil/testutil.h"
 #include "util/random.h"

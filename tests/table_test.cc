@@ -1,6 +1,8 @@
 // Table harness in the spirit of LevelDB's table_test: tables built with
 // many option combinations must read back exactly like a std::map.
 
+#include "table/table.h"
+
 #include <map>
 #include <memory>
 #include <string>
@@ -10,7 +12,6 @@
 #include "sift/env.h"
 #include "table/internal_key.h"
 #include "table/table_builder.h"
-#include "table/table_reader.h"
 #include "tests/testutil/testutil.h"
 #include "util/hash.h"
 #include "util/random.h"

@@ -3,6 +3,8 @@
 // keys sharing their first 8 bytes, keys shorter than 8 bytes, and lookups
 // at older sequences of a file's largest key.
 
+#include "db/version.h"
+
 #include <algorithm>
 #include <memory>
 #include <set>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "db/version_edit.h"
-#include "db/version_set.h"
 #include "gtest/gtest.h"
 #include "table/internal_key.h"
 #include "tests/testutil/testutil.h"

@@ -14,7 +14,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tools/ldb.h"
-#include "util/bloom.h"
+#include "util/filter.h"
 
 namespace sift::ldb {
 namespace {

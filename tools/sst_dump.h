@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "table/internal_key.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 
 namespace sift::sst_dump {
 

@@ -148,7 +148,7 @@ void AppendFilter(const Table& table, std::string* s) {
          absl::StrFormat("%g (no filter)", p.bloom_filter_fp_chance));
     return;
   }
-  const BloomFilterReader& f = table.filter();
+  const FilterReader& f = table.filter();
   line("filter policy name",
        absl::StrCat("sift.bloom.", FilterLayoutName(p.filter_layout)));
   line("filter layout", FilterLayoutName(p.filter_layout));

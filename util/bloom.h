@@ -1,8 +1,8 @@
-// The calibrated Bloom filter behind sift::FilterPolicy: the hash-based entry
-// points used by the table builder (BloomFilterBuilder) and the read path
-// (BloomFilterReader), and the false-positive model that sizes them. The
-// same two classes build and read the Ribbon layout, whose structure and
-// math are in util/ribbon.h.
+// The Bloom variants of siftdb's filters (FilterLayout::kStandard and
+// kBlocked): their probe positions, the false-positive model that sizes
+// them, and the measurements that check it. Filters of every layout are
+// built and read through util/filter.h (FilterBuilder, FilterReader), which
+// dispatch on the layout; Ribbon's structure and math are in util/ribbon.h.
 //
 // Serialized format: table/FORMAT.md, "Filter bytes" (body of bits, then a
 // 20-byte trailer: num_bits, num_keys, num_probes, layout, magic).
@@ -143,13 +143,6 @@ static_assert(kCacheLineSize % kBloomBlockBytes == 0,
 // FilterPolicy::Create for why).
 constexpr double kBloomMinFpChance = 1e-12;
 
-// The layout's name in properties, tools and flags: "standard", "blocked",
-// "ribbon" ("unknown" for other values).
-const char* FilterLayoutName(FilterLayout layout);
-
-// The layout called `name` (as FilterLayoutName gives it); false if none.
-bool ParseFilterLayout(std::string_view name, FilterLayout* layout);
-
 // ---- The model ------------------------------------------------------------
 
 // Expected false-positive rate of a kStandard filter with b bits per key and
@@ -245,171 +238,6 @@ inline bool TestBit(const uint8_t* bits, uint64_t i) {
 }
 
 }  // namespace bloom_internal
-
-// ---- Building -------------------------------------------------------------
-
-// Gathers 64-bit key hashes (KeyHash from util/hash.h), then builds one
-// filter for exactly those keys. Not thread-safe; one builder per table.
-class BloomFilterBuilder {
- public:
-  // REQUIRES: 0 < fp_chance < 1 and layout is a FilterLayout enumerator
-  // (callers validate; FilterPolicy::Create does).
-  BloomFilterBuilder(FilterLayout layout, double fp_chance);
-  // The same with params = ChooseBloomParams(layout, fp_chance) already
-  // computed (it costs up to a fraction of a millisecond for kBlocked).
-  BloomFilterBuilder(FilterLayout layout, double fp_chance,
-                     const BloomParams& params);
-
-  BloomFilterBuilder(const BloomFilterBuilder&) = delete;
-  BloomFilterBuilder& operator=(const BloomFilterBuilder&) = delete;
-
-  // Adds one key by its hash. Equal hashes count once: duplicates collapse
-  // in Finish (sort + unique), so num_keys is exact.
-  void AddHash(uint64_t hash) { hashes_.push_back(hash); }
-
-  // Hashes added since the last Finish, duplicates included.
-  size_t num_hashes() const { return hashes_.size(); }
-
-  // Appends the serialized, self-describing filter of the hashes added since
-  // the last Finish to *dst, then resets the builder for the next filter.
-  // kRibbon writes a kBlocked filter where Ribbon does not pay or fails to
-  // build (see BloomShapeFor); the filter's trailer says which it is.
-  // Memory: 8 bytes per key for the hashes, 8 more while sorting them, and
-  // for kRibbon the construction memory of util/ribbon.h.
-  void Finish(std::string* dst);
-
-  // The shape Finish would choose for num_keys distinct keys.
-  FilterShape ShapeFor(uint64_t num_keys) const;
-
-  // The shape of the filter the last Finish wrote (all zero before).
-  const FilterShape& last_shape() const { return last_shape_; }
-
-  FilterLayout layout() const { return layout_; }
-  double fp_chance() const { return fp_chance_; }
-  // The asymptotic bits per key and probes chosen for this target.
-  const BloomParams& params() const { return params_; }
-
- private:
-  void SetStandardBits(uint8_t* bits, const FilterShape& shape) const;
-  void SetBlockedBits(uint8_t* bits, const FilterShape& shape) const;
-  void FinishBloom(FilterLayout layout, std::string* dst);
-
-  const FilterLayout layout_;
-  const double fp_chance_;
-  const BloomParams params_;
-  std::vector<uint64_t> hashes_;
-  FilterShape last_shape_;
-};
-
-// ---- Reading --------------------------------------------------------------
-
-// A parsed, non-owning view of a serialized filter of any layout (kRibbon
-// included: it shares the last three trailer bytes, layout and magic): a few
-// words, no allocation. Construction never fails: an empty, truncated, corrupt
-// or unknown-format filter yields valid() == false, and such a reader answers
-// MayContainHash() == true for every hash (never a false negative). No byte
-// outside `filter` is ever read.
-// REQUIRES: the bytes of `filter` outlive the reader and do not change.
-// Thread safety: const methods may be called concurrently.
-class BloomFilterReader {
- public:
-  BloomFilterReader() = default;  // invalid: always "may match"
-  explicit BloomFilterReader(std::string_view filter);
-
-  bool valid() const { return kind_ != Kind::kInvalid; }
-
-  // False means the key with this KeyHash is definitely not in the filter.
-  bool MayContainHash(uint64_t hash) const {
-    switch (kind_) {
-      case Kind::kBlocked:
-        return BlockedMayContain(hash);
-      case Kind::kStandard:
-        return StandardMayContain(hash);
-      case Kind::kRibbon:
-        return ribbon_.MayContainHash(hash);
-      case Kind::kInvalid:
-        break;
-    }
-    return true;
-  }
-
-  // Asks the CPU to start loading the cache line(s) MayContainHash(hash)
-  // will read: one for kBlocked, num_probes for kStandard, two to four for
-  // kRibbon. Issue it for every file a Get will probe, then probe, to
-  // overlap the misses.
-  void Prefetch(uint64_t hash) const {
-    if (kind_ == Kind::kRibbon) {
-      ribbon_.Prefetch(hash);
-    } else if (kind_ == Kind::kBlocked) {
-      __builtin_prefetch(bits_ + kBloomBlockBytes * bloom_internal::FastRange(
-                                                        hash, num_blocks_));
-    } else if (kind_ == Kind::kStandard) {
-      const uint8_t* bits = bits_;
-      bloom_internal::ForEachStandardBit(hash, num_bits_, num_probes_,
-                                         [bits](uint64_t i) {
-                                           __builtin_prefetch(bits + (i >> 3));
-                                           return true;
-                                         });
-    }
-  }
-
-  // The trailer's fields; kStandard / 0 for an invalid filter. For kRibbon,
-  // num_probes is the result bits of its wider section and num_bits the
-  // bits of its body.
-  FilterLayout layout() const {
-    switch (kind_) {
-      case Kind::kBlocked:
-        return FilterLayout::kBlocked;
-      case Kind::kRibbon:
-        return FilterLayout::kRibbon;
-      default:
-        return FilterLayout::kStandard;
-    }
-  }
-  int num_probes() const { return num_probes_; }
-  uint64_t num_keys() const { return num_keys_; }
-  uint64_t num_bits() const { return num_bits_; }
-  double bits_per_key() const;
-  // The false-positive rate the layout's model predicts for this filter's
-  // own bits per key and probes (for large filters; small ones do better).
-  // 1 for an invalid filter, 0 for an empty one.
-  double ExpectedFpRate() const;
-
- private:
-  enum class Kind : uint8_t { kInvalid, kStandard, kBlocked, kRibbon };
-
-  // Stops at the first clear bit: at the usual fill of one half, a miss
-  // reads two cache lines on average, a hit k.
-  bool StandardMayContain(uint64_t hash) const {
-    const uint8_t* bits = bits_;
-    return bloom_internal::ForEachStandardBit(
-        hash, num_bits_, num_probes_,
-        [bits](uint64_t i) { return bloom_internal::TestBit(bits, i); });
-  }
-
-  // Branch-free inside the block: all k bits are tested, then combined.
-  bool BlockedMayContain(uint64_t hash) const {
-    const uint8_t* block =
-        bits_ + kBloomBlockBytes * bloom_internal::FastRange(hash, num_blocks_);
-    uint32_t all_set = 1;
-    bloom_internal::ForEachBlockedBit(hash, num_probes_, [&](uint32_t i) {
-      all_set &= static_cast<uint32_t>(block[i >> 3] >> (i & 7));
-    });
-    return all_set & 1;
-  }
-
-  // Invariant: for kStandard and kBlocked, bits_ points at num_bits_ / 8
-  // readable bytes, num_bits_ >= 64, 1 <= num_probes_ <= kBloomMaxProbes,
-  // and for kBlocked num_blocks_ = num_bits_ / 512 >= 1. For kRibbon,
-  // ribbon_ holds the parsed filter (bits_ and num_blocks_ are unused).
-  const uint8_t* bits_ = nullptr;
-  uint64_t num_bits_ = 0;
-  uint64_t num_blocks_ = 0;
-  uint64_t num_keys_ = 0;
-  int num_probes_ = 0;
-  Kind kind_ = Kind::kInvalid;
-  RibbonFilterReader ribbon_;
-};
 
 }  // namespace sift
 

@@ -1,4 +1,4 @@
-// sift::FilterPolicy (include/sift/filter_policy.h) over util/bloom.h.
+// sift::FilterPolicy (include/sift/filter_policy.h) over util/filter.h.
 
 #include "sift/filter_policy.h"
 
@@ -7,7 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "util/bloom.h"
+#include "util/filter.h"
 #include "util/hash.h"
 
 namespace sift {
@@ -32,7 +32,7 @@ class BloomFilterPolicy final : public FilterPolicy {
                     std::string* dst) const override {
     // A builder per call keeps the policy immutable (and so thread-safe);
     // its sizing work is done once here, in params_.
-    BloomFilterBuilder builder(layout_, fp_chance_, params_);
+    FilterBuilder builder(layout_, fp_chance_, params_);
     for (std::string_view key : keys) builder.AddHash(KeyHash(key));
     dst->clear();
     builder.Finish(dst);
@@ -40,7 +40,7 @@ class BloomFilterPolicy final : public FilterPolicy {
 
   bool KeyMayMatch(std::string_view key,
                    std::string_view filter) const override {
-    return BloomFilterReader(filter).MayContainHash(KeyHash(key));
+    return FilterReader(filter).MayContainHash(KeyHash(key));
   }
 
  private:

@@ -1,8 +1,8 @@
 // The Ribbon filter behind FilterLayout::kRibbon: a static filter that stores
 // r-bit fingerprints as the solution of a banded linear system over GF(2),
 // so it needs about (1 + eps) * log2(1/p) bits per key against a Bloom
-// filter's 1.44 * log2(1/p). Built and read through util/bloom.h's
-// BloomFilterBuilder and BloomFilterReader, which dispatch on the layout
+// filter's 1.44 * log2(1/p). Built and read through util/filter.h's
+// FilterBuilder and FilterReader, which dispatch on the layout
 // (and fall back to blocked Bloom where Ribbon does not pay).
 //
 // Serialized format: table/FORMAT.md, "Ribbon filter bytes".

@@ -189,7 +189,7 @@ class DB {
   virtual absl::Status WaitForCompaction() = 0;
 
   // Text about the DB's state, or nullopt for an unknown name. Every name
-  // served (db/db_properties.cc):
+  // served (db/db_impl/db_impl_properties.cc):
   //   sift.stats                  counters, observed filter FP rate, and the
   //                               number of files per level
   //   sift.levels                 per level: files, bytes, target bytes, and

@@ -252,10 +252,10 @@ struct Options {
   // Get (summed over the filters it probes: each level-0 file and one file
   // per deeper level) while all filters together take about this many bits
   // per key (Monkey, Dayan et al. 2017; the math is in
-  // util/filter_budget.h). Each level-0 file and each deeper level gets a
+  // db/filter_budget.h). Each level-0 file and each deeper level gets a
   // chance proportional to the keys it holds: tiny chances for small upper
   // units, which cost few bits in total, and a little more than uniform for
-  // the bottom level (in util/filter_budget.h's example, 0.36x the false
+  // the bottom level (in db/filter_budget.h's example, 0.36x the false
   // reads of uniform p at the same memory). The tree's shape is taken as
   // each file is written, so the bits per key drift from the budget as the
   // tree grows; DB::RebuildFilters re-tunes files whose chance is more than

@@ -1,5 +1,5 @@
-// Fuzz target: DB::Open recovery (db/recovery.cc, VersionSet::Recover) from
-// a fuzzed MANIFEST and WAL in an in-memory Env.
+// Fuzz target: DB::Open recovery (db/db_impl/db_impl_recovery.cc,
+// VersionSet::Recover) from a fuzzed MANIFEST and WAL in an in-memory Env.
 //
 // Input: fixed16 n | n bytes of MANIFEST-000001 | the rest, 000002.log.
 // Both go through FixLogChecksums first (log_reader_fuzz covers the raw

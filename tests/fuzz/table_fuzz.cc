@@ -21,7 +21,7 @@
 #include "sift/env.h"
 #include "sift/sst_file_reader.h"
 #include "table/internal_key.h"
-#include "table/table_reader.h"
+#include "table/table.h"
 #include "tests/fuzz/fuzz_common.h"
 #include "util/hash.h"
 

@@ -1,0 +1,211 @@
+// DBImpl's compactions: the automatic one the background thread picks,
+// manual CompactRange in steps, and installing a compaction's result (or
+// moving its one file) in the MANIFEST. Picking the files is VersionSet's
+// (compaction_picker.cc); the merge is RunCompaction's (compaction_job.h).
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "db/compaction/compaction.h"
+#include "db/compaction/compaction_job.h"
+#include "db/db_impl/db_impl.h"
+#include "db/filter_allocation.h"
+#include "util/status_macros.h"
+
+namespace sift {
+namespace {
+
+// The user keys c's inputs span, and where its outputs go.
+CompactionRange RangeOf(const Compaction& c) {
+  const KeyComparator& icmp = c.input_version().icmp;
+  CompactionRange r;
+  r.output_level = c.output_level();
+  bool first = true;
+  for (int which = 0; which < 2; ++which) {
+    for (const auto& f : c.inputs(which)) {
+      if (first || icmp.CompareUser(f->smallest_user_key(), r.smallest) < 0) {
+        r.smallest = std::string(f->smallest_user_key());
+      }
+      if (first || icmp.CompareUser(f->largest_user_key(), r.largest) > 0) {
+        r.largest = std::string(f->largest_user_key());
+      }
+      first = false;
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+absl::Status DBImpl::InstallCompaction(Compaction* c) {
+  if (c->IsTrivialMove(options_)) {
+    const auto& f = c->inputs(0)[0];
+    c->edit()->RemoveFile(c->level(), f->number);
+    c->edit()->AddFile(c->output_level(), f);
+  } else {
+    CompactionContext ctx;
+    ctx.dbname = dbname_;
+    ctx.options = options_;
+    // Every output is sized for its level as the tree will be (a budget's
+    // allocation; without one, the options' fp chance).
+    ctx.options.bloom_filter_fp_chance = c->OutputFilter(options_).fp_chance;
+    ctx.env = env_;
+    ctx.table_cache = table_cache_.get();
+    ctx.snapshots.assign(snapshots_.begin(), snapshots_.end());
+    ctx.stats = &stats_;
+    ctx.memtable_waiting = &has_imm_;
+    ctx.flush_memtable = [this] {
+      MutexLock l(&mu_);
+      if (imm_ == nullptr) return absl::OkStatus();
+      absl::Status s = FlushImmutable();
+      RecordBackgroundError(s);
+      bg_cv_.SignalAll();  // writers waiting for room
+      return s;
+    };
+    std::vector<uint64_t> numbers;
+    ctx.new_file_number = [this, &numbers] {
+      MutexLock l(&mu_);
+      const uint64_t n = versions_->NewFileNumber();
+      pending_outputs_.insert(n);
+      numbers.push_back(n);
+      return n;
+    };
+    running_compaction_ = RangeOf(*c);
+    mu_.Unlock();
+    absl::Status s = RunCompaction(c, ctx);
+    mu_.Lock();
+    running_compaction_.reset();
+    for (uint64_t n : numbers) pending_outputs_.erase(n);
+    if (s.ok() && shutting_down_) s = absl::CancelledError("DB closed");
+    if (!s.ok()) return s;
+  }
+  RETURN_IF_ERROR(versions_->LogAndApply(c->edit(), &mu_));
+  InstallReadView();
+  // No DeleteObsoleteFiles here: c still holds its input Version, which
+  // names every input file. DoCompaction cleans up once c is gone.
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::DoCompaction(std::unique_ptr<Compaction> c) {
+  const absl::Status s = InstallCompaction(c.get());
+  c.reset();  // drops the input Version: its files may now be obsolete
+  // A failed install may still have reached the MANIFEST, naming outputs
+  // that are no longer pending: record the error first, so that nothing
+  // is deleted while the state on disk is in doubt.
+  RecordBackgroundError(s);
+  DeleteObsoleteFiles();
+  return s;
+}
+
+absl::Status DBImpl::BackgroundCompaction() {
+  std::unique_ptr<Compaction> c = versions_->PickCompaction();
+  if (c == nullptr) return absl::OkStatus();
+  return DoCompaction(std::move(c));
+}
+
+bool DBImpl::NeedsRewrite(const FileMetaData& f, int level) const {
+  const FileFacts& facts = *f.facts;
+  if (facts.num_deletions > 0 || facts.num_range_deletions > 0) return true;
+  // More entries than distinct keys: older versions, kept for snapshots
+  // that may be gone now. (A file without a filter does not record its
+  // distinct keys; it is rewritten only for the reasons below.)
+  if (facts.filter.fp_chance < 1.0 &&
+      facts.num_entries > facts.filter.num_keys) {
+    return true;
+  }
+  return !FilterIsCurrent(
+      facts, TargetFilter(options_, KeysOf(*versions_->current()), level,
+                          FileKeys(f)));
+}
+
+absl::Status DBImpl::ManualCompactionStep() {
+  ManualCompaction* m = manual_;
+  const std::optional<std::string_view> begin(m->begin), end(m->end);
+  std::unique_ptr<Compaction> c;
+  if (!m->rewrite) {
+    // Bounded work under a steady write load: level-0 files flushed after
+    // the request started are left for automatic compaction, and at deeper
+    // levels each step starts after the previous one's inputs.
+    c = versions_->CompactRange(m->level, begin, end, m->max_file_number);
+    if (c != nullptr && m->level > 0) {
+      std::string_view last = c->inputs(0)[0]->largest_user_key();
+      for (const auto& f : c->inputs(0)) {
+        if (c->input_version().icmp.CompareUser(f->largest_user_key(), last) >
+            0) {
+          last = f->largest_user_key();
+        }
+      }
+      m->begin.emplace(last);
+    }
+  } else {
+    for (const auto& f :
+         versions_->current()->GetOverlappingInputs(m->level, begin, end)) {
+      if (f->number < m->max_file_number && NeedsRewrite(*f, m->level)) {
+        c = versions_->RewriteFile(m->level, f);
+        break;
+      }
+    }
+  }
+  if (c == nullptr) {
+    m->done = true;
+    return absl::OkStatus();
+  }
+  const absl::Status s = DoCompaction(std::move(c));
+  if (!s.ok()) {
+    m->status = s;
+    m->done = true;
+  }
+  return s;
+}
+
+absl::Status DBImpl::RunManual(int level, bool rewrite,
+                               std::optional<std::string_view> begin,
+                               std::optional<std::string_view> end) {
+  ManualCompaction m;
+  m.level = level;
+  m.rewrite = rewrite;
+  if (begin) m.begin.emplace(*begin);
+  if (end) m.end.emplace(*end);
+  MutexLock l(&mu_);
+  m.max_file_number = versions_->NewFileNumber();
+  while (manual_ != nullptr && bg_error_.ok() && !shutting_down_) {
+    bg_cv_.Wait(&mu_);
+  }
+  RETURN_IF_ERROR(bg_error_);
+  manual_ = &m;
+  bg_cv_.SignalAll();
+  // m lives in this frame: do not return while the background thread may
+  // be inside ManualCompactionStep (bg_running_), even once an error or
+  // shutdown means it will not finish m. It writes m when its step ends.
+  while (!m.done && (bg_running_ || (bg_error_.ok() && !shutting_down_))) {
+    bg_cv_.Wait(&mu_);
+  }
+  manual_ = nullptr;
+  bg_cv_.SignalAll();
+  if (!m.status.ok()) return m.status;
+  return bg_error_;
+}
+
+absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
+                                  std::optional<std::string_view> end) {
+  if (read_only_) return ReadOnlyError("CompactRange");
+  RETURN_IF_ERROR(Flush());
+  int max_level = 0;
+  {
+    MutexLock l(&mu_);
+    const auto v = versions_->current();
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      if (v->OverlapInLevel(level, begin, end)) max_level = level;
+    }
+  }
+  // Level-0 data goes at least to level 1; then every level above the
+  // deepest moves down, and the deepest is rewritten where it needs it.
+  if (max_level == 0) max_level = 1;
+  for (int level = 0; level < max_level; ++level) {
+    RETURN_IF_ERROR(RunManual(level, /*rewrite=*/false, begin, end));
+  }
+  return RunManual(max_level, /*rewrite=*/true, begin, end);
+}
+
+}  // namespace sift

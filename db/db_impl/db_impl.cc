@@ -1,0 +1,207 @@
+// DBImpl: open and close, the options DB::Open accepts, the read view it
+// publishes, and DestroyDB. The rest of DBImpl: db/db_impl/db_impl.h.
+
+#include "db/db_impl/db_impl.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "db/filename.h"
+#include "table/table_builder.h"
+#include "util/status_macros.h"
+
+namespace sift {
+
+DB::~DB() = default;
+
+namespace {
+
+absl::Status CheckRange(const char* field, uint64_t value, uint64_t lo,
+                        uint64_t hi) {
+  if (value < lo || value > hi) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Options::", field, " must be in [", lo, ", ", hi, "], got ", value));
+  }
+  return absl::OkStatus();
+}
+
+// An int option in [lo, hi]; lo_field names the option lo comes from, if
+// any, in the message.
+absl::Status CheckIntRange(const char* field, int value, const char* lo_field,
+                           int lo, int hi) {
+  if (value < lo || value > hi) {
+    const std::string low = lo_field == nullptr
+                                ? absl::StrCat(lo)
+                                : absl::StrCat(lo_field, " (", lo, ")");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Options::", field, " must be in [", low, ", ", hi, "], got ", value));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateOptions(const Options& o) {
+  RETURN_IF_ERROR(ValidateTableOptions(o));
+  RETURN_IF_ERROR(CheckRange("write_buffer_size", o.write_buffer_size,
+                             size_t{1} << 10, size_t{4} << 30));
+  RETURN_IF_ERROR(CheckRange("max_file_size", o.max_file_size, size_t{1} << 10,
+                             size_t{4} << 30));
+  RETURN_IF_ERROR(CheckRange("max_manifest_file_size", o.max_manifest_file_size,
+                             uint64_t{1} << 10, UINT64_MAX));
+  RETURN_IF_ERROR(CheckRange("max_bytes_for_level_base",
+                             o.max_bytes_for_level_base, uint64_t{1} << 10,
+                             uint64_t{1} << 50));
+  // Written so that NaN fails too.
+  if (!(o.max_bytes_for_level_multiplier >= 2.0 &&
+        o.max_bytes_for_level_multiplier <= 100.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::max_bytes_for_level_multiplier must be in [2, "
+                     "100], got ",
+                     o.max_bytes_for_level_multiplier));
+  }
+  RETURN_IF_ERROR(CheckIntRange("level0_compaction_trigger",
+                                o.level0_compaction_trigger, nullptr, 1, 100));
+  RETURN_IF_ERROR(CheckIntRange(
+      "level0_slowdown_writes_trigger", o.level0_slowdown_writes_trigger,
+      "level0_compaction_trigger", o.level0_compaction_trigger, 1000));
+  RETURN_IF_ERROR(CheckIntRange("level0_stop_writes_trigger",
+                                o.level0_stop_writes_trigger,
+                                "level0_slowdown_writes_trigger",
+                                o.level0_slowdown_writes_trigger, 1000));
+  RETURN_IF_ERROR(CheckRange("delayed_write_rate", o.delayed_write_rate,
+                             uint64_t{1} << 10, uint64_t{1} << 40));
+  if (static_cast<uint8_t>(o.wal_recovery_mode) >
+      static_cast<uint8_t>(WALRecoveryMode::kSkipAnyCorruptedRecords)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::wal_recovery_mode must be one of the four "
+                     "WALRecoveryMode values, got ",
+                     static_cast<int>(o.wal_recovery_mode)));
+  }
+  // Written so that NaN fails too.
+  if (!(o.filter_bits_per_key_budget >= 0 &&
+        std::isfinite(o.filter_bits_per_key_budget))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::filter_bits_per_key_budget must be a finite "
+                     "number >= 0 (0 = off), got ",
+                     o.filter_bits_per_key_budget));
+  }
+  if (o.filter_bits_per_key_budget > 0 &&
+      o.bloom_filter_fp_chance != Options().bloom_filter_fp_chance) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Options::filter_bits_per_key_budget (", o.filter_bits_per_key_budget,
+        ") replaces bloom_filter_fp_chance, which must then keep its "
+        "default, got ",
+        o.bloom_filter_fp_chance));
+  }
+  if (o.max_open_files < 10) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Options::max_open_files must be >= 10, got ", o.max_open_files));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options,
+                                             const std::string& path) {
+  RETURN_IF_ERROR(ValidateOptions(options));
+  if (path.empty()) {
+    return absl::InvalidArgumentError("DB::Open: empty database path");
+  }
+  auto db = std::make_unique<DBImpl>(options, path);
+  RETURN_IF_ERROR(db->OpenImpl());
+  return db;
+}
+
+DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only)
+    : options_([&] {
+        Options o = options;
+        if (o.env == nullptr) o.env = Env::Default();
+        return o;
+      }()),
+      dbname_(std::move(dbname)),
+      env_(options_.env),
+      read_only_(read_only),
+      block_cache_(std::make_unique<BlockCache>(options_.block_cache_capacity)),
+      table_cache_(std::make_unique<TableCache>(
+          dbname_, env_, options_.max_open_files, block_cache_.get(),
+          options_.allow_mmap_reads, options_.comparator,
+          options_.filter_policy.get())),
+      versions_(std::make_unique<VersionSet>(dbname_, options_,
+                                             table_cache_.get(), env_)),
+      write_delay_(options_.delayed_write_rate,
+                   options_.level0_slowdown_writes_trigger,
+                   options_.level0_stop_writes_trigger) {}
+
+std::shared_ptr<MemTable> DBImpl::NewMemTable() const {
+  return NewMemTableForWriteBuffer(KeyComparator::Internal(options_.comparator),
+                                   options_.write_buffer_size);
+}
+
+absl::Status DBImpl::OpenImpl() {
+  MutexLock l(&mu_);
+  VersionEdit edit;
+  RETURN_IF_ERROR(Recover(&edit));
+  RETURN_IF_ERROR(NewLogFile());
+  edit.SetLogNumber(logfile_number_);
+  RETURN_IF_ERROR(versions_->LogAndApply(&edit, &mu_));
+  mem_ = NewMemTable();
+  InstallReadView();
+  DeleteObsoleteFiles();
+  bg_thread_ = std::thread([this] { BackgroundLoop(); });
+  return absl::OkStatus();
+}
+
+DBImpl::~DBImpl() {
+  {
+    MutexLock l(&mu_);
+    shutting_down_ = true;
+    bg_cv_.SignalAll();
+  }
+  if (bg_thread_.joinable()) bg_thread_.join();
+  MutexLock l(&mu_);
+  if (logfile_ != nullptr) logfile_->Close().IgnoreError();
+}
+
+void DBImpl::InstallReadView() {
+  auto view = std::make_shared<ReadView>();
+  view->mem = mem_;
+  view->imm = imm_;
+  view->version = versions_->current();
+  views_.Install(std::move(view));
+}
+
+absl::Status DestroyDB(const std::string& path, const Options& options) {
+  Env* env = options.env != nullptr ? options.env : Env::Default();
+  auto children = env->GetChildren(path);
+  if (!children.ok()) {
+    return absl::IsNotFound(children.status()) ? absl::OkStatus()
+                                               : children.status();
+  }
+  // No CURRENT, no database (db/FORMAT.md): its files, whatever their
+  // names, are not ours to remove. Not even a LOCK file is made there.
+  if (std::find(children->begin(), children->end(), "CURRENT") ==
+      children->end()) {
+    return absl::OkStatus();
+  }
+  // Hold the lock while removing, so an open DB is not destroyed under us.
+  ASSIGN_OR_RETURN(std::unique_ptr<FileLock> lock,
+                   env->LockFile(LockFileName(path)));
+  absl::Status result;
+  for (const std::string& name : *children) {
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(name, &number, &type) && type != FileType::kLock) {
+      absl::Status s = env->RemoveFile(path + "/" + name);
+      if (result.ok() && !s.ok()) result = s;
+    }
+  }
+  // LOCK goes while it is still held: released first, another process
+  // could lock it and open a DB here whose LOCK we would then remove.
+  env->RemoveFile(LockFileName(path)).IgnoreError();
+  lock.reset();
+  env->RemoveDir(path).IgnoreError();  // fails if the user left files there
+  return result;
+}
+
+}  // namespace sift

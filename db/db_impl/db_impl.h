@@ -1,0 +1,305 @@
+// DBImpl: the engine behind sift::DB. Its members are defined in
+// db/db_impl/, one file per concept, and in db/compaction/ for compaction:
+//   db_impl.cc                  open, close, option checks, DestroyDB
+//   db_impl_read.cc             Get, NewIterator, snapshots
+//   db/multi_get.cc             MultiGet: a batch of reads through one view
+//   db_impl_write.cc            the write path: writer queue, group commit,
+//                               WAL
+//   db_impl_background.cc       the background thread: flush, cleanup
+//   db_impl_recovery.cc         recovery from MANIFEST and WAL at Open
+//   db_impl_read_only.cc        DB::OpenForReadOnly
+//   db_impl_properties.cc       GetProperty and statistics text
+//   db_impl_approximate_size.cc GetApproximateSizes
+//   db_impl_resume.cc           Resume: clearing a background error
+//                               (queued as a writer, db_impl_write.cc)
+//   db_impl_checkpoint.cc       CreateCheckpoint
+//   db_impl_ingest.cc           IngestExternalFiles
+//   db_impl_rebuild_filters.cc  RebuildFilters
+//   db/compaction/db_impl_compaction.cc  compactions: automatic, manual,
+//                               installing results (db/compaction/
+//                               compaction.h maps the rest of compaction)
+//
+// Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
+// the front writer commits a group with mu_ released. One background
+// thread flushes and compacts. Readers take the current ReadView (memtable,
+// immutable memtable, Version) from their thread's slot in views_ (no lock
+// in the common case, db/read_view.h) and then read with no lock at all.
+
+#ifndef SIFT_DB_DB_IMPL_DB_IMPL_H_
+#define SIFT_DB_DB_IMPL_DB_IMPL_H_
+
+#include <atomic>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
+#include "db/dbformat.h"
+#include "db/log_writer.h"
+#include "db/memtable.h"
+#include "db/read_view.h"
+#include "db/statistics_impl.h"
+#include "db/table_cache.h"
+#include "db/version_set.h"
+#include "db/write_delay.h"
+#include "sift/db.h"
+#include "sift/env.h"
+#include "util/mutex.h"
+
+namespace sift {
+
+class Compaction;
+struct ExternalFile;
+
+// The user keys a compaction's inputs span, and its output level.
+struct CompactionRange {
+  int output_level = 0;
+  std::string smallest, largest;
+};
+
+// Checks every field DB::Open uses; InvalidArgument names the field.
+absl::Status ValidateOptions(const Options& options);
+
+// What replaying the WALs at Open met, for GetProperty("sift.wal-recovery").
+struct WalRecoveryStats {
+  uint64_t logs = 0;             // logs replayed (in part or whole)
+  uint64_t records = 0;          // batches replayed
+  uint64_t damaged_regions = 0;  // damaged records dropped or skipped
+  uint64_t dropped_bytes = 0;    // log bytes not replayed because of damage
+  uint64_t logs_dropped = 0;     // later logs not replayed (point in time)
+  std::string first_damage;      // "<file>: <what> at offset N", or empty
+};
+
+class DBImpl final : public DB {
+ public:
+  // A read_only DB takes no lock and writes nothing (DB::OpenForReadOnly).
+  DBImpl(const Options& options, std::string dbname, bool read_only = false);
+  ~DBImpl() override;
+
+  // Recovers or creates the DB and starts the background thread.
+  absl::Status OpenImpl();
+  // Reads the MANIFEST and replays the WALs into mem_, in memory only.
+  // REQUIRES: constructed read_only.
+  absl::Status OpenReadOnlyImpl();
+
+  absl::Status Put(const WriteOptions& options, std::string_view key,
+                   std::string_view value) override;
+  absl::Status Delete(const WriteOptions& options,
+                      std::string_view key) override;
+  absl::Status DeleteRange(const WriteOptions& options, std::string_view begin,
+                           std::string_view end) override;
+  absl::Status Write(const WriteOptions& options, WriteBatch* batch) override;
+  absl::Status Get(const ReadOptions& options, std::string_view key,
+                   std::string* value) override;
+  std::vector<absl::Status> MultiGet(const ReadOptions& options,
+                                     absl::Span<const std::string_view> keys,
+                                     std::vector<std::string>* values) override;
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
+  const Snapshot* GetSnapshot() override;
+  void ReleaseSnapshot(const Snapshot* snapshot) override;
+  absl::Status Flush() override;
+  absl::Status CompactRange(std::optional<std::string_view> begin,
+                            std::optional<std::string_view> end) override;
+  absl::Status WaitForCompaction() override;
+  std::optional<std::string> GetProperty(std::string_view name) override;
+  absl::StatusOr<std::vector<uint64_t>> GetApproximateSizes(
+      const SizeApproximationOptions& options,
+      absl::Span<const Range> ranges) override;
+  Statistics GetStatistics() override { return stats_.Snapshot(); }
+  absl::Status Resume() override;
+  absl::Status CreateCheckpoint(const std::string& dir,
+                                uint64_t* sequence) override;
+  absl::Status IngestExternalFiles(const std::vector<std::string>& paths,
+                                   const IngestOptions& options) override;
+  absl::Status RebuildFilters() override;
+
+ private:
+  struct Writer;
+  struct ManualCompaction;
+  class SnapshotImpl;
+
+  // ---- db_impl_recovery.cc
+  absl::Status Recover(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CreateNewDatabase() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status NoDatabaseError() const;
+  // Replays one log as options_.wal_recovery_mode says; *stopped is set
+  // when kPointInTimeRecovery stopped at damage in it.
+  absl::Status RecoverLogFile(uint64_t number, VersionEdit* edit,
+                              SequenceNumber* max_sequence, bool* stopped)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status VerifyAllTables() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_impl_write.cc
+  // Makes room in the memtable for a write of `bytes` (force: a flush
+  // with no write), delaying or stopping it while level 0 is deep.
+  absl::Status MakeRoomForWrite(bool force, size_t bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  WriteBatch* BuildBatchGroup(Writer** last_writer)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status NewLogFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs fn at the front of the writer queue, as a writer no other joins:
+  // no write touches the log or the memtable until fn returns (fn may
+  // release mu_; writers queue meanwhile).
+  absl::Status RunAsFrontWriter(absl::FunctionRef<absl::Status()> fn)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_impl_checkpoint.cc
+  struct CheckpointState;
+  // The state a checkpoint copies, taken as the front writer; pins the
+  // logs it names (release with UnpinLogs).
+  absl::Status CaptureCheckpointState(CheckpointState* state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnpinLogs(uint64_t first) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- db_impl_ingest.cc
+  // Copies (or links) files[i] to table numbers[i].
+  absl::Status PlaceIngestedFiles(const std::vector<ExternalFile>& files,
+                                  const std::vector<uint64_t>& numbers,
+                                  bool move_files) ABSL_LOCKS_EXCLUDED(mu_);
+  // Flushes the memtables if one overlaps a file (or refuses to).
+  absl::Status FlushForIngest(const std::vector<ExternalFile>& files,
+                              bool allow_blocking_flush)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Step 3 of db_impl_ingest.cc: files[i] is table (*numbers)[i], renamed here
+  // to a new number, which is added to *reserved (and pending_outputs_).
+  // *committed is set once the MANIFEST may name the files.
+  // REQUIRES: the front writer, the background thread idle.
+  absl::Status InstallIngestedFiles(const std::vector<ExternalFile>& files,
+                                    const IngestOptions& options,
+                                    std::vector<uint64_t>* numbers,
+                                    std::vector<uint64_t>* reserved,
+                                    bool* committed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_impl_resume.cc
+  // REQUIRES: the caller is the front writer (see Resume).
+  absl::Status ResumeAsFrontWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_impl_background.cc
+  void BackgroundLoop();
+  bool HasBackgroundWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status FlushImmutable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status WriteLevel0Table(MemTable* mem, VersionEdit* edit,
+                                const Version* base)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DeleteObsoleteFiles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordBackgroundError(const absl::Status& s)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db/compaction/db_impl_compaction.cc
+  absl::Status BackgroundCompaction() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ManualCompactionStep() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs c (or moves its file), installs the result, then, c gone,
+  // records any error and deletes the files no Version needs.
+  absl::Status DoCompaction(std::unique_ptr<Compaction> c)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status InstallCompaction(Compaction* c)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status RunManual(int level, bool rewrite,
+                         std::optional<std::string_view> begin,
+                         std::optional<std::string_view> end);
+  bool NeedsRewrite(const FileMetaData& f, int level) const;
+
+  // The sequence a read sees: its snapshot's, or the last published.
+  SequenceNumber ReadSequence(const ReadOptions& options) const;
+  // ---- db_impl_rebuild_filters.cc
+  struct FilterInstall;
+  // Rebuilds the filter of f, at `level` when listed (skipped if no longer
+  // there), and has the background thread record it (also skipped if the
+  // file is gone by then).
+  absl::Status RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
+                             const FilterTarget& target);
+  // Background thread: records filter_install_ in the MANIFEST.
+  absl::Status InstallReplacementFilter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Publishes mem_/imm_/current version to readers.
+  void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::shared_ptr<MemTable> NewMemTable() const;
+  // FailedPrecondition for `operation` on a DB opened read-only.
+  absl::Status ReadOnlyError(std::string_view operation) const;
+
+  const Options options_;  // validated, env filled in
+  const std::string dbname_;
+  Env* const env_;
+  const bool read_only_;
+  StatisticsImpl stats_;
+  std::unique_ptr<BlockCache> block_cache_;
+  std::unique_ptr<TableCache> table_cache_;
+
+  // Destroyed after the members below it: drops every thread's cached
+  // view once nothing can install a new one.
+  ReadViewCache views_;
+
+  Mutex mu_;
+  CondVar bg_cv_;  // background work done / state changed
+  std::unique_ptr<FileLock> db_lock_;
+  // Fixed at construction. Used only with mu_ held, except LastSequence(),
+  // which is atomic (readers take their sequence without the mutex).
+  const std::unique_ptr<VersionSet> versions_;
+  std::shared_ptr<MemTable> mem_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<MemTable> imm_ ABSL_GUARDED_BY(mu_);
+  // imm_ != nullptr, readable without mu_: a running compaction polls it
+  // to flush the memtable first, so writers never wait out a compaction.
+  std::atomic<bool> has_imm_{false};
+  std::unique_ptr<WritableFile> logfile_ ABSL_GUARDED_BY(mu_);
+  uint64_t logfile_number_ ABSL_GUARDED_BY(mu_) = 0;
+  std::unique_ptr<log::Writer> log_ ABSL_GUARDED_BY(mu_);
+  std::deque<Writer*> writers_ ABSL_GUARDED_BY(mu_);
+  WriteBatch tmp_batch_ ABSL_GUARDED_BY(mu_);
+  // Paces writes while level 0 is at or past the slowdown trigger.
+  WriteDelay write_delay_ ABSL_GUARDED_BY(mu_);
+  std::multiset<SequenceNumber> snapshots_ ABSL_GUARDED_BY(mu_);
+  // Table files being written, not yet in a Version: never deleted.
+  std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
+  // Logs being copied (by CreateCheckpoint): every log numbered at or
+  // above the smallest pin is kept, even once tables hold its data.
+  std::multiset<uint64_t> log_pins_ ABSL_GUARDED_BY(mu_);
+  ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // A replacement filter waiting for the background thread to record it.
+  FilterInstall* filter_install_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // The compaction running without the mutex, if any. A memtable flushed
+  // meanwhile must not land at its output level inside its range:
+  // installing the compaction would then find two overlapping files at
+  // one level.
+  std::optional<CompactionRange> running_compaction_ ABSL_GUARDED_BY(mu_);
+  bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
+  // An ingest is installing its files: the background thread, which
+  // shares the MANIFEST with it, starts no work until it is done.
+  bool ingest_running_ ABSL_GUARDED_BY(mu_) = false;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  WalRecoveryStats wal_recovery_ ABSL_GUARDED_BY(mu_);
+  // Sticky: once a flush, compaction or WAL write fails, writes stop.
+  absl::Status bg_error_ ABSL_GUARDED_BY(mu_);
+  std::thread bg_thread_;
+};
+
+// A replacement filter written by RebuildFilters, for the background
+// thread (the one MANIFEST writer) to record (db_impl_rebuild_filters.cc).
+struct DBImpl::FilterInstall {
+  uint64_t table_number = 0;
+  ReplacementFilter filter;
+  bool done = false;
+  bool installed = false;  // false: the table was gone, or an error
+  absl::Status status;
+};
+
+// A CompactRange request, one level at a time
+// (db/compaction/db_impl_compaction.cc).
+struct DBImpl::ManualCompaction {
+  int level = 0;
+  bool rewrite = false;  // rewrite files in place at `level`
+  std::optional<std::string> begin, end;
+  uint64_t max_file_number = 0;  // rewrite only files older than this
+  bool done = false;
+  absl::Status status;
+};
+
+}  // namespace sift
+
+#endif  // SIFT_DB_DB_IMPL_DB_IMPL_H_

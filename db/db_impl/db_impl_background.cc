@@ -1,0 +1,186 @@
+// The background thread: flushes the immutable memtable, runs the
+// compactions of db/compaction/db_impl_compaction.cc, and deletes files no
+// Version needs.
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "db/builder.h"
+#include "db/db_impl/db_impl.h"
+#include "db/filename.h"
+#include "db/filter_allocation.h"
+#include "util/status_macros.h"
+
+namespace sift {
+
+void DBImpl::RecordBackgroundError(const absl::Status& s) {
+  if (bg_error_.ok() && !s.ok()) {
+    bg_error_ = s;
+    bg_cv_.SignalAll();
+  }
+}
+
+bool DBImpl::HasBackgroundWork() const {
+  return bg_error_.ok() && !ingest_running_ &&
+         (imm_ != nullptr || (manual_ != nullptr && !manual_->done) ||
+          (filter_install_ != nullptr && !filter_install_->done) ||
+          versions_->NeedsCompaction());
+}
+
+void DBImpl::BackgroundLoop() {
+  MutexLock l(&mu_);
+  while (true) {
+    while (!shutting_down_ && !HasBackgroundWork()) bg_cv_.Wait(&mu_);
+    if (shutting_down_) break;
+    bg_running_ = true;
+    absl::Status s;
+    if (imm_ != nullptr) {
+      s = FlushImmutable();
+    } else if (filter_install_ != nullptr && !filter_install_->done) {
+      s = InstallReplacementFilter();
+    } else if (manual_ != nullptr && !manual_->done) {
+      s = ManualCompactionStep();
+    } else {
+      s = BackgroundCompaction();
+    }
+    RecordBackgroundError(s);
+    bg_running_ = false;
+    bg_cv_.SignalAll();
+  }
+  bg_cv_.SignalAll();
+}
+
+absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
+                                      const Version* base) {
+  const uint64_t number = versions_->NewFileNumber();
+  pending_outputs_.insert(number);
+  auto meta = std::make_shared<FileMetaData>();
+  // A flush output is sized as a level-0 file (a budget's allocation gives
+  // it a chance for its own keys; the memtable's entries bound them).
+  Options options = options_;
+  options.bloom_filter_fp_chance =
+      TargetFilter(options_,
+                   KeysOf(base != nullptr ? *base : *versions_->current()), 0,
+                   mem->num_entries())
+          .fp_chance;
+  absl::Status s;
+  {
+    std::unique_ptr<Iterator> iter = mem->NewIterator();
+    const std::vector<RangeTombstone> range_tombstones =
+        mem->RangeTombstoneList();
+    mu_.Unlock();
+    s = BuildTable(dbname_, env_, options, table_cache_.get(), iter.get(),
+                   number, meta.get(), range_tombstones);
+    mu_.Lock();
+  }
+  pending_outputs_.erase(number);
+  if (s.ok() && meta->file_size > 0) {
+    int level = 0;
+    if (base != nullptr) {
+      level = base->PickLevelForMemTableOutput(meta->smallest_user_key(),
+                                               meta->largest_user_key(),
+                                               options_.max_file_size);
+    }
+    const std::optional<CompactionRange>& running = running_compaction_;
+    const KeyComparator icmp = KeyComparator::Internal(options_.comparator);
+    if (running.has_value() && level >= running->output_level &&
+        icmp.CompareUser(meta->smallest_user_key(), running->largest) <= 0 &&
+        icmp.CompareUser(meta->largest_user_key(), running->smallest) >= 0) {
+      // Above the compaction's output: newer data stays above older.
+      level = std::max(0, running->output_level - 1);
+    }
+    stats_.Add(config::kNoLevel, kFlushes);
+    stats_.Add(config::kNoLevel, kFlushBytesWritten, meta->file_size);
+    edit->AddFile(level, std::move(meta));
+  }
+  return s;
+}
+
+absl::Status DBImpl::FlushImmutable() {
+  VersionEdit edit;
+  // Keep the Version alive while the mutex is released.
+  const std::shared_ptr<const Version> base = versions_->current();
+  absl::Status s = WriteLevel0Table(imm_.get(), &edit, base.get());
+  if (s.ok() && shutting_down_) {
+    s = absl::CancelledError("DB closed during flush");
+  }
+  if (!s.ok()) return s;
+  // Logs older than the current one hold nothing the tables lack.
+  edit.SetLogNumber(logfile_number_);
+  RETURN_IF_ERROR(versions_->LogAndApply(&edit, &mu_));
+  imm_.reset();
+  has_imm_.store(false, std::memory_order_release);
+  InstallReadView();
+  DeleteObsoleteFiles();
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::Flush() {
+  RETURN_IF_ERROR(Write(WriteOptions(), nullptr));
+  MutexLock l(&mu_);
+  while (imm_ != nullptr && bg_error_.ok()) bg_cv_.Wait(&mu_);
+  return bg_error_;
+}
+
+absl::Status DBImpl::WaitForCompaction() {
+  if (read_only_) return absl::OkStatus();  // no background thread runs
+  MutexLock l(&mu_);
+  while ((HasBackgroundWork() || bg_running_) && bg_error_.ok()) {
+    bg_cv_.Wait(&mu_);
+  }
+  return bg_error_;
+}
+
+void DBImpl::DeleteObsoleteFiles() {
+  if (!bg_error_.ok()) return;  // the state on disk may be in doubt: keep all
+  // Decide what is live under the mutex; list the directory and unlink
+  // without it, so writes, snapshots and properties never wait on the file
+  // system (an unlink can take milliseconds on slow or network storage).
+  // A file made meanwhile has a number at or above `next` and is kept: no
+  // file being written is removed.
+  std::set<uint64_t> live = pending_outputs_;
+  versions_->AddLiveFiles(&live);
+  const uint64_t next = versions_->next_file_number();
+  const uint64_t log_number = versions_->log_number();
+  const uint64_t current_log = logfile_number_;
+  const uint64_t pinned_logs =
+      log_pins_.empty() ? UINT64_MAX : *log_pins_.begin();
+  const uint64_t durable_manifest = versions_->durable_manifest_number();
+  const uint64_t manifest = versions_->manifest_file_number();
+  mu_.Unlock();
+  auto children = env_->GetChildren(dbname_);
+  if (!children.ok()) children.emplace();  // nothing to delete this time
+  for (const std::string& name : *children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type)) continue;
+    bool keep = number >= next;
+    switch (type) {
+      case FileType::kLog:
+        keep = keep || number >= log_number || number == current_log ||
+               number >= pinned_logs;
+        break;
+      case FileType::kManifest:
+        keep = keep || number >= durable_manifest;
+        break;
+      case FileType::kTable:
+      case FileType::kFilter:  // live: named as some live file's replacement
+        keep = keep || live.count(number) > 0;
+        break;
+      case FileType::kTemp:
+        keep = keep || number >= manifest;
+        break;
+      case FileType::kCurrent:
+      case FileType::kLock:
+        keep = true;
+        break;
+    }
+    if (keep) continue;
+    if (type == FileType::kTable) table_cache_->Evict(number);
+    env_->RemoveFile(dbname_ + "/" + name).IgnoreError();
+  }
+  mu_.Lock();
+}
+
+}  // namespace sift

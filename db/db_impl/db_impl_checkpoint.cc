@@ -1,0 +1,168 @@
+// DB::CreateCheckpoint: a directory that opens as a database holding this
+// DB's state at one moment.
+//
+// The moment is taken as the front writer (db_impl_write.cc), so no write is
+// half done: the current Version, the last sequence, and the logs not yet
+// in tables with the current log's length. The logs are copied, not
+// flushed: a flush would make the checkpoint wait for a table build and add
+// a level-0 file to the source DB, while the logs hold at most about a
+// memtable or two. The current log is copied up to the length it had at
+// the moment, which ends on a record boundary (writers append whole
+// records); later records are not in the copy. Tables are hard-linked
+// (copied across file systems). The new MANIFEST records exactly the
+// captured Version, log number and sequence, so Open there replays the
+// copied logs on top of the tables and sees that state.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "db/db_impl/db_impl.h"
+#include "db/filename.h"
+#include "db/log_writer.h"
+#include "db/version_edit.h"
+#include "util/file_copy.h"
+#include "util/status_macros.h"
+
+namespace sift {
+
+struct DBImpl::CheckpointState {
+  std::shared_ptr<const Version> version;  // keeps its tables alive
+  SequenceNumber sequence = 0;
+  uint64_t log_number = 0;        // logs below it are wholly in tables
+  uint64_t current_log = 0;       // the log being written
+  uint64_t current_log_size = 0;  // its length at the moment
+  uint64_t next_file = 0;         // numbers from here are unused
+};
+
+namespace {
+
+// Writes a MANIFEST numbered manifest_number in dir holding one snapshot
+// record of state, then points CURRENT at it.
+absl::Status WriteCheckpointManifest(Env* env, const std::string& dir,
+                                     const Comparator* comparator,
+                                     const Version& version,
+                                     SequenceNumber sequence,
+                                     uint64_t log_number,
+                                     uint64_t manifest_number) {
+  VersionEdit edit;
+  edit.SetComparatorName(comparator->Name());
+  edit.SetFormatVersion(kDbFormatVersion);
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    for (const auto& f : version.files[level]) edit.AddFile(level, f);
+  }
+  edit.SetLogNumber(log_number);
+  edit.SetNextFile(manifest_number + 1);
+  edit.SetLastSequence(sequence);
+  std::string record;
+  edit.EncodeTo(&record);
+  const std::string name = ManifestFileName(dir, manifest_number);
+  ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
+                   env->NewWritableFile(name));
+  log::Writer writer(file.get());
+  RETURN_IF_ERROR(writer.AddRecord(record));
+  RETURN_IF_ERROR(file->Sync());
+  RETURN_IF_ERROR(file->Close());
+  // The tables, logs and MANIFEST must be durable before CURRENT names
+  // them (SetCurrentFile syncs the directory again after its rename).
+  RETURN_IF_ERROR(env->SyncDir(dir));
+  return SetCurrentFile(env, dir, manifest_number);
+}
+
+// Removes dir and everything in it: a failed checkpoint's leftovers (dir
+// did not exist before, so all of it is ours).
+void RemoveCheckpointDir(Env* env, const std::string& dir) {
+  auto children = env->GetChildren(dir);
+  if (children.ok()) {
+    for (const std::string& name : *children) {
+      env->RemoveFile(dir + "/" + name).IgnoreError();
+    }
+  }
+  env->RemoveDir(dir).IgnoreError();
+}
+
+}  // namespace
+
+absl::Status DBImpl::CaptureCheckpointState(CheckpointState* state) {
+  return RunAsFrontWriter([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    RETURN_IF_ERROR(bg_error_);
+    state->version = versions_->current();
+    state->sequence = versions_->LastSequence();
+    state->log_number = versions_->log_number();
+    state->current_log = logfile_number_;
+    state->current_log_size = log_->size();
+    state->next_file = versions_->next_file_number();
+    log_pins_.insert(state->log_number);
+    return absl::OkStatus();
+  });
+}
+
+void DBImpl::UnpinLogs(uint64_t first) {
+  MutexLock l(&mu_);
+  log_pins_.erase(log_pins_.find(first));
+}
+
+absl::Status DBImpl::CreateCheckpoint(const std::string& dir,
+                                      uint64_t* sequence) {
+  if (read_only_) return ReadOnlyError("CreateCheckpoint");
+  if (dir.empty() || env_->FileExists(dir)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CreateCheckpoint: directory '", dir, "' already exists"));
+  }
+  CheckpointState state;
+  {
+    MutexLock l(&mu_);
+    RETURN_IF_ERROR(CaptureCheckpointState(&state));
+  }
+  absl::Status s = env_->CreateDir(dir);
+  const bool created = s.ok();
+  if (s.ok()) {
+    for (int level = 0; level < config::kNumLevels && s.ok(); ++level) {
+      for (const auto& f : state.version->files[level]) {
+        s = LinkOrCopyFile(env_, TableFileName(dbname_, f->number),
+                           TableFileName(dir, f->number), f->file_size)
+                .status();
+        if (!s.ok()) break;
+      }
+    }
+  }
+  // The logs from log_number on: the older ones are closed (a link or a
+  // whole copy), the current one is copied up to its captured length.
+  if (s.ok()) {
+    auto children = env_->GetChildren(dbname_);
+    s = children.status();
+    for (size_t i = 0; s.ok() && i < children->size(); ++i) {
+      uint64_t number;
+      FileType type;
+      if (!ParseFileName((*children)[i], &number, &type) ||
+          type != FileType::kLog || number < state.log_number ||
+          number > state.current_log) {
+        continue;
+      }
+      const std::string from = LogFileName(dbname_, number);
+      const std::string to = LogFileName(dir, number);
+      if (number == state.current_log) {
+        s = CopyFilePrefix(env_, from, to, state.current_log_size);
+      } else {
+        absl::StatusOr<uint64_t> size = env_->GetFileSize(from);
+        s = size.ok() ? LinkOrCopyFile(env_, from, to, *size).status()
+                      : size.status();
+      }
+    }
+  }
+  UnpinLogs(state.log_number);
+  if (s.ok()) {
+    s = WriteCheckpointManifest(env_, dir, options_.comparator, *state.version,
+                                state.sequence, state.log_number,
+                                state.next_file);
+  }
+  if (!s.ok()) {
+    if (created) RemoveCheckpointDir(env_, dir);
+    return s;
+  }
+  if (sequence != nullptr) *sequence = state.sequence;
+  return absl::OkStatus();
+}
+
+}  // namespace sift

@@ -1,0 +1,238 @@
+// Recovery at Open: take the lock, read CURRENT and the MANIFEST, then
+// replay the write-ahead logs the MANIFEST does not cover into tables.
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "db/db_impl/db_impl.h"
+#include "db/filename.h"
+#include "db/log_reader.h"
+#include "db/write_batch_internal.h"
+#include "util/status_macros.h"
+
+namespace sift {
+namespace {
+
+// The DB gives each batch the sequences after the previous one's, so in a
+// log they strictly increase and stay within 56 bits (FORMAT.md). A batch
+// that breaks this is damage: replaying it would put two entries with one
+// internal key in a memtable, which no table can hold, or make the DB
+// write a MANIFEST it then refuses to read.
+absl::Status CheckSequences(const WriteBatch& batch,
+                            std::optional<SequenceNumber>* last_in_log) {
+  const SequenceNumber first = WriteBatchInternal::Sequence(&batch);
+  const uint32_t count = batch.Count();
+  if (count == 0) return absl::OkStatus();  // takes no sequence
+  if (first > kMaxSequenceNumber || count - 1 > kMaxSequenceNumber - first) {
+    return absl::DataLossError(absl::StrCat("batch sequences ", first, " + ",
+                                            count, " exceed 2^56 - 1"));
+  }
+  if (last_in_log->has_value() && first <= **last_in_log) {
+    return absl::DataLossError(
+        absl::StrCat("batch sequence ", first,
+                     " does not follow the previous batch's ", **last_in_log));
+  }
+  *last_in_log = first + count - 1;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status DBImpl::NoDatabaseError() const {
+  return absl::FailedPreconditionError(
+      absl::StrCat(dbname_, ": no database here (create_if_missing is false)"));
+}
+
+absl::Status DBImpl::CreateNewDatabase() {
+  // A directory with a table or a non-empty log but no CURRENT is a
+  // damaged DB, not a new one: do not start over on top of its data.
+  // Anything else of ours (a MANIFEST, a temp file, an empty log) is what
+  // a first Open that failed leaves: nothing in it was acknowledged.
+  ASSIGN_OR_RETURN(std::vector<std::string> children,
+                   env_->GetChildren(dbname_));
+  std::vector<std::string> leftovers;
+  for (const std::string& name : children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type)) continue;
+    const std::string path = dbname_ + "/" + name;
+    bool holds_data = type == FileType::kTable;
+    if (type == FileType::kLog) {
+      ASSIGN_OR_RETURN(const uint64_t size, env_->GetFileSize(path));
+      holds_data = size > 0;
+    }
+    if (holds_data) {
+      return absl::DataLossError(absl::StrCat(dbname_, ": has database files (",
+                                              name, ") but no CURRENT file"));
+    }
+    if (type != FileType::kLock) leftovers.push_back(path);
+  }
+  for (const std::string& path : leftovers) {
+    RETURN_IF_ERROR(env_->RemoveFile(path));
+  }
+  // The first MANIFEST and CURRENT are durable before anything else of the
+  // DB (its first log) is made: from here on the DB exists, empty.
+  RETURN_IF_ERROR(versions_->CreateNew());
+  VersionEdit first;
+  return versions_->LogAndApply(&first, &mu_);
+}
+
+absl::Status DBImpl::Recover(VersionEdit* edit) {
+  // A read-only open creates nothing, not even the directory or LOCK.
+  if (!read_only_) {
+    // Without create_if_missing, no directory and no LOCK file are made
+    // where there is no database. (Checked again under the lock below.)
+    if (!options_.create_if_missing &&
+        !env_->FileExists(CurrentFileName(dbname_))) {
+      return NoDatabaseError();
+    }
+    absl::Status s = env_->CreateDir(dbname_);
+    if (!s.ok()) {
+      return absl::Status(
+          s.code(), absl::StrCat("cannot use ", dbname_,
+                                 " as a database directory: ", s.message()));
+    }
+    ASSIGN_OR_RETURN(db_lock_, env_->LockFile(LockFileName(dbname_)));
+  }
+
+  if (!env_->FileExists(CurrentFileName(dbname_))) {
+    if (read_only_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          dbname_, ": no database here (opened read-only: nothing created)"));
+    }
+    if (!options_.create_if_missing) return NoDatabaseError();
+    return CreateNewDatabase();
+  }
+  if (options_.error_if_exists && !read_only_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(dbname_, ": database exists (error_if_exists is true)"));
+  }
+  RETURN_IF_ERROR(versions_->Recover());
+  if (options_.paranoid_checks) RETURN_IF_ERROR(VerifyAllTables());
+
+  // Replay every log at least as new as the MANIFEST's log number, oldest
+  // first.
+  ASSIGN_OR_RETURN(std::vector<std::string> children,
+                   env_->GetChildren(dbname_));
+  std::vector<uint64_t> logs;
+  for (const std::string& name : children) {
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(name, &number, &type) && type == FileType::kLog &&
+        number >= versions_->log_number()) {
+      logs.push_back(number);
+    }
+  }
+  std::sort(logs.begin(), logs.end());
+  // The MANIFEST's log number names the oldest WAL still needed, and that
+  // file is never deleted while the MANIFEST names it. If it is gone, the
+  // MANIFEST records that retired it were lost (an incomplete last record
+  // is dropped as a torn write), and with them the tables holding its
+  // writes.
+  const uint64_t needed = versions_->log_number();
+  if (needed != 0 && (logs.empty() || logs.front() != needed)) {
+    return absl::DataLossError(absl::StrCat(
+        ManifestFileName(dbname_, versions_->durable_manifest_number()),
+        " needs ", LogFileName(dbname_, needed),
+        ", which is missing: the MANIFEST has lost records"));
+  }
+  SequenceNumber max_sequence = versions_->LastSequence();
+  wal_recovery_ = WalRecoveryStats();
+  bool stopped = false;
+  for (uint64_t number : logs) {
+    versions_->MarkFileNumberUsed(number);
+    if (stopped) {
+      // kPointInTimeRecovery: replaying a later log after damage would
+      // leave a hole in the history, so it is dropped whole.
+      auto size = env_->GetFileSize(LogFileName(dbname_, number));
+      if (size.ok()) wal_recovery_.dropped_bytes += *size;
+      ++wal_recovery_.logs_dropped;
+      continue;
+    }
+    RETURN_IF_ERROR(RecoverLogFile(number, edit, &max_sequence, &stopped));
+  }
+  versions_->SetLastSequence(max_sequence);
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
+                                    SequenceNumber* max_sequence,
+                                    bool* stopped) {
+  const std::string name = LogFileName(dbname_, number);
+  std::string contents;
+  RETURN_IF_ERROR(ReadFileToString(env_, name, &contents));
+  const WALRecoveryMode mode = options_.wal_recovery_mode;
+  log::Reader reader(contents, name, mode);
+  std::string scratch;
+  std::string_view record;
+  // Read-only, every log goes into mem_ and stays in memory; otherwise
+  // each log's writes go to level-0 tables.
+  std::shared_ptr<MemTable> mem = read_only_ ? mem_ : nullptr;
+  WriteBatch batch;
+  std::optional<SequenceNumber> last_in_log;
+  ++wal_recovery_.logs;
+  while (reader.ReadRecord(&record, &scratch)) {
+    absl::Status s = WriteBatchInternal::SetContents(&batch, record);
+    // Checked whole before any of it reaches the memtable.
+    if (s.ok()) s = WriteBatchInternal::Verify(&batch);
+    if (s.ok()) s = CheckSequences(batch, &last_in_log);
+    if (!s.ok()) {
+      // A record with a good checksum but a bad batch: damage the modes
+      // that drop damage may drop like any other.
+      const uint64_t at = reader.last_record_offset();
+      s = absl::DataLossError(
+          absl::StrCat(name, ": record at offset ", at, ": ", s.message()));
+      if (wal_recovery_.first_damage.empty()) {
+        wal_recovery_.first_damage = std::string(s.message());
+      }
+      ++wal_recovery_.damaged_regions;
+      if (mode == WALRecoveryMode::kSkipAnyCorruptedRecords) {
+        wal_recovery_.dropped_bytes += record.size();
+        continue;
+      }
+      if (mode != WALRecoveryMode::kPointInTimeRecovery) return s;
+      wal_recovery_.dropped_bytes += contents.size() - at;
+      *stopped = true;
+      break;
+    }
+    if (mem == nullptr) mem = NewMemTable();
+    RETURN_IF_ERROR(WriteBatchInternal::InsertInto(&batch, mem.get()));
+    ++wal_recovery_.records;
+    const SequenceNumber last =
+        WriteBatchInternal::Sequence(&batch) + batch.Count() - 1;
+    if (batch.Count() > 0 && last > *max_sequence) *max_sequence = last;
+    if (!read_only_ && mem->ApproximateMemoryUsage() - mem->FilterMemory() >
+                           options_.write_buffer_size) {
+      RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr));
+      mem.reset();
+    }
+  }
+  RETURN_IF_ERROR(reader.status());
+  wal_recovery_.dropped_bytes += reader.dropped_bytes();
+  wal_recovery_.damaged_regions += reader.damaged_regions();
+  if (wal_recovery_.first_damage.empty()) {
+    wal_recovery_.first_damage = reader.first_damage();
+  }
+  if (mode == WALRecoveryMode::kPointInTimeRecovery && reader.dropped_tail()) {
+    *stopped = true;
+  }
+  if (!read_only_ && mem != nullptr && !mem->empty()) {
+    RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::VerifyAllTables() {
+  const auto v = versions_->current();
+  for (const auto& level : v->files) {
+    for (const auto& f : level) {
+      ASSIGN_OR_RETURN(std::shared_ptr<const Table> t, table_cache_->Get(*f));
+      RETURN_IF_ERROR(t->VerifyChecksum());
+      RETURN_IF_ERROR(t->filter_status());
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace sift

@@ -1,0 +1,44 @@
+// DB::Resume: clearing a background error once its cause is gone, without
+// reopening the DB.
+
+#include "db/db_impl/db_impl.h"
+#include "util/status_macros.h"
+
+namespace sift {
+
+absl::Status DBImpl::ResumeAsFrontWriter() {
+  // With bg_error_ set the background thread starts nothing new; wait out
+  // what it is doing.
+  while (bg_running_) bg_cv_.Wait(&mu_);
+  if (bg_error_.ok()) return absl::OkStatus();
+  // A damaged file stays damaged: only a repair or a restore fixes it.
+  if (absl::IsDataLoss(bg_error_) || shutting_down_) return bg_error_;
+  // bg_error_ stays set until the end, so writers keep failing (and the
+  // background thread stays idle) while the mutex is released below.
+  absl::Status s;
+  // A memtable whose flush failed goes first: its log number is the
+  // current log's, which still holds mem_'s writes.
+  if (imm_ != nullptr) s = FlushImmutable();
+  // A failed WAL write may have left a partial record at the log's end,
+  // and later records must not follow it (Open would take that for
+  // damage in the middle). So writes go to a new log, and the memtable
+  // goes to a table, which retires the old log. The MANIFEST record this
+  // writes (to a new MANIFEST, if writing the old one failed) also settles
+  // a state on disk a failed MANIFEST write left in doubt.
+  if (s.ok()) s = NewLogFile();
+  if (s.ok()) {
+    imm_ = std::move(mem_);
+    has_imm_.store(true, std::memory_order_release);
+    mem_ = NewMemTable();
+    InstallReadView();
+    s = FlushImmutable();
+  }
+  if (s.ok()) {
+    bg_error_ = absl::OkStatus();
+    DeleteObsoleteFiles();
+  }
+  bg_cv_.SignalAll();  // writers waiting for room, the background thread
+  return s;
+}
+
+}  // namespace sift

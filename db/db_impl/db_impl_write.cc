@@ -1,0 +1,292 @@
+// The write path: a queue of writers; the one at the front commits a group
+// (one WAL record, one optional sync) for everyone queued behind it.
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "db/db_impl/db_impl.h"
+#include "db/filename.h"
+#include "db/write_batch_internal.h"
+#include "util/status_macros.h"
+
+namespace sift {
+
+struct DBImpl::Writer {
+  explicit Writer(WriteBatch* b, bool s) : batch(b), sync(s) {}
+  WriteBatch* batch;  // null: only make room (force a memtable switch)
+  const bool sync;
+  bool done = false;
+  absl::Status status;
+  // Made only by a writer that has to wait behind others (all under mu_):
+  // a CondVar allocates, and a lone writer never waits.
+  std::optional<CondVar> cv;
+
+  void Signal() {
+    if (cv.has_value()) cv->Signal();
+  }
+};
+
+namespace {
+
+// Put, Delete and DeleteRange build their one-entry batch in a per-thread batch
+// whose buffer survives between calls, so a write allocates nothing. Write is
+// done with the batch when it returns; a batch grown past 1 MiB (a huge
+// value) is let go rather than kept for the thread's lifetime.
+WriteBatch* ThreadBatch() {
+  thread_local WriteBatch batch;
+  if (batch.ApproximateSize() > (1 << 20)) batch = WriteBatch();
+  batch.Clear();
+  return &batch;
+}
+
+}  // namespace
+
+absl::Status DBImpl::Put(const WriteOptions& options, std::string_view key,
+                         std::string_view value) {
+  WriteBatch* batch = ThreadBatch();
+  batch->Put(key, value);
+  return Write(options, batch);
+}
+
+absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
+  WriteBatch* batch = ThreadBatch();
+  batch->Delete(key);
+  return Write(options, batch);
+}
+
+absl::Status DBImpl::DeleteRange(const WriteOptions& options,
+                                 std::string_view begin, std::string_view end) {
+  WriteBatch* batch = ThreadBatch();
+  batch->DeleteRange(begin, end);  // Write refuses it if begin >= end
+  return Write(options, batch);
+}
+
+absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  if (read_only_) return ReadOnlyError(batch == nullptr ? "Flush" : "Write");
+  // A batch that refused an entry (too large) is refused whole.
+  if (batch != nullptr) RETURN_IF_ERROR(batch->status());
+  // Range tombstones are fragmented and compared bytewise
+  // (table/range_tombstone.h): refused under any other comparator rather
+  // than deleting the wrong keys.
+  if (batch != nullptr && options_.comparator != BytewiseComparator() &&
+      WriteBatchInternal::HasRangeDeletion(batch)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeleteRange needs the bytewise comparator; this DB uses ",
+                     options_.comparator->Name()));
+  }
+  Writer w(batch, options.sync);
+  MutexLock l(&mu_);
+  writers_.push_back(&w);
+  while (!w.done && &w != writers_.front()) {
+    if (!w.cv.has_value()) w.cv.emplace();
+    w.cv->Wait(&mu_);
+  }
+  if (w.done) return w.status;
+
+  absl::Status status = MakeRoomForWrite(
+      batch == nullptr,
+      batch == nullptr ? 0 : WriteBatchInternal::Contents(batch).size());
+  SequenceNumber last_sequence = versions_->LastSequence();
+  Writer* last_writer = &w;
+  if (status.ok() && batch != nullptr) {
+    WriteBatch* group = BuildBatchGroup(&last_writer);
+    const uint32_t count = group->Count();
+    // Sequences have 56 bits (table/FORMAT.md): past them a key's trailer
+    // would wrap, and the MANIFEST would record a sequence Open refuses.
+    if (count > kMaxSequenceNumber - last_sequence) {
+      status = absl::ResourceExhaustedError(absl::StrCat(
+          "sequence numbers exhausted: ", last_sequence, " + ", count));
+    }
+    WriteBatchInternal::SetSequence(group, last_sequence + 1);
+    last_sequence += count;
+    const std::string_view record = WriteBatchInternal::Contents(group);
+    const bool sync = options.sync;
+    MemTable* mem = mem_.get();
+    log::Writer* log = log_.get();
+    WritableFile* logfile = logfile_.get();
+    {
+      // Only the front writer touches the log and memtable, so they are
+      // safe to use without the mutex; other writers queue meanwhile.
+      mu_.Unlock();
+      if (status.ok()) status = log->AddRecord(record);
+      if (status.ok()) status = logfile->Flush();
+      if (status.ok() && sync) status = logfile->Sync();
+      if (status.ok()) status = WriteBatchInternal::InsertInto(group, mem);
+      mu_.Lock();
+    }
+    if (status.ok()) {
+      versions_->SetLastSequence(last_sequence);
+      stats_.Add(config::kNoLevel, kNumberKeysWritten, count);
+      stats_.Add(config::kNoLevel, kBytesWritten, record.size());
+    } else {
+      // The log may now end in a partial record: accept no more writes
+      // that could land after it and be lost on recovery.
+      RecordBackgroundError(status);
+    }
+    if (group == &tmp_batch_) tmp_batch_.Clear();
+  }
+
+  while (true) {
+    Writer* ready = writers_.front();
+    writers_.pop_front();
+    if (ready != &w) {
+      ready->status = status;
+      ready->done = true;
+      ready->Signal();
+    }
+    if (ready == last_writer) break;
+  }
+  if (!writers_.empty()) writers_.front()->Signal();
+  return status;
+}
+
+absl::Status DBImpl::Resume() {
+  // Resume switches the log and the memtable, which the front writer uses
+  // without the mutex: so it takes its turn at the front of the queue, as
+  // a writer that no other joins (its batch is null), and Resumes run one
+  // at a time.
+  Writer w(nullptr, false);
+  MutexLock l(&mu_);
+  writers_.push_back(&w);
+  while (&w != writers_.front()) {
+    if (!w.cv.has_value()) w.cv.emplace();
+    w.cv->Wait(&mu_);
+  }
+  const absl::Status s = ResumeAsFrontWriter();
+  writers_.pop_front();
+  if (!writers_.empty()) writers_.front()->Signal();
+  return s;
+}
+
+absl::Status DBImpl::RunAsFrontWriter(absl::FunctionRef<absl::Status()> fn) {
+  Writer w(nullptr, false);
+  writers_.push_back(&w);
+  while (&w != writers_.front()) {
+    if (!w.cv.has_value()) w.cv.emplace();
+    w.cv->Wait(&mu_);
+  }
+  const absl::Status s = fn();
+  writers_.pop_front();
+  if (!writers_.empty()) writers_.front()->Signal();
+  return s;
+}
+
+// Joins the front writer's batch with those queued behind it, up to a size
+// that keeps a small write's latency low. A sync write is not grouped behind
+// a non-sync leader (it would return without its sync).
+WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
+  Writer* first = writers_.front();
+  WriteBatch* result = first->batch;
+  size_t size = WriteBatchInternal::ByteSize(first->batch);
+  size_t max_size = 1 << 20;
+  if (size <= (128 << 10)) max_size = size + (128 << 10);
+  *last_writer = first;
+  for (auto it = writers_.begin() + 1; it != writers_.end(); ++it) {
+    Writer* w = *it;
+    if (w->sync && !first->sync) break;
+    if (w->batch == nullptr) break;  // a forced switch goes alone
+    size += WriteBatchInternal::ByteSize(w->batch);
+    if (size > max_size) break;
+    if (result == first->batch) {
+      result = &tmp_batch_;
+      tmp_batch_.Clear();
+      WriteBatchInternal::Append(result, first->batch);
+    }
+    WriteBatchInternal::Append(result, w->batch);
+    *last_writer = w;
+  }
+  return result;
+}
+
+absl::Status DBImpl::NewLogFile() {
+  const uint64_t number = versions_->NewFileNumber();
+  WritableFile* const old = logfile_.get();
+  absl::StatusOr<std::unique_ptr<WritableFile>> file;
+  absl::Status s;
+  {
+    // The file-system work runs without the mutex, so a memtable switch
+    // does not stall snapshots, properties or the background thread for
+    // a directory sync and an fdatasync. Only the front writer (or Open)
+    // gets here, and the log is the front writer's alone.
+    mu_.Unlock();
+    file = env_->NewWritableFile(LogFileName(dbname_, number));
+    // The new log's directory entry must be durable before a synced write
+    // in it is acknowledged, or a machine crash takes the whole file.
+    if (file.ok()) s = env_->SyncDir(dbname_);
+    if (file.ok() && s.ok() && old != nullptr) {
+      // Sync the old log before writes go to the new one: otherwise a
+      // machine crash could keep a later synced write and lose earlier
+      // unsynced ones, a hole in the history. One sync per memtable.
+      s = old->Sync();
+      if (s.ok()) s = old->Close();
+    }
+    mu_.Lock();
+  }
+  if (!file.ok()) {
+    versions_->ReuseFileNumber(number);
+    RecordBackgroundError(file.status());
+    return file.status();
+  }
+  if (!s.ok()) {
+    // The old log may lack acknowledged writes' bytes, or the new one may
+    // not survive a crash: stop writes rather than go on.
+    RecordBackgroundError(s);
+    return s;
+  }
+  logfile_ = *std::move(file);
+  logfile_number_ = number;
+  log_ = std::make_unique<log::Writer>(logfile_.get());
+  return absl::OkStatus();
+}
+
+absl::Status DBImpl::MakeRoomForWrite(bool force, size_t bytes) {
+  bool allow_delay = !force;
+  const int slowdown = options_.level0_slowdown_writes_trigger;
+  const int stop = options_.level0_stop_writes_trigger;
+  while (true) {
+    RETURN_IF_ERROR(bg_error_);
+    const int l0_files = versions_->current()->NumFiles(0);
+    const size_t used = mem_->ApproximateMemoryUsage() - mem_->FilterMemory();
+    if (allow_delay && l0_files >= slowdown) {
+      // Give compaction time in proportion to the bytes written (see
+      // db/write_delay.h), rather than stall writers all at once later.
+      stats_.Add(config::kNoLevel, kStallSlowdownWrites);
+      const uint64_t micros = write_delay_.Charge(bytes, l0_files);
+      if (micros > 0) {
+        mu_.Unlock();
+        env_->SleepForMicroseconds(static_cast<int>(micros));
+        stats_.Add(config::kNoLevel, kStallMicros, micros);
+        mu_.Lock();
+      }
+      allow_delay = false;
+    } else if (!force &&
+               (used <= options_.write_buffer_size || mem_->empty())) {
+      // An empty memtable takes any write: its fixed overhead alone may
+      // exceed a small write_buffer_size, and switching it for another
+      // empty one would loop forever.
+      return absl::OkStatus();
+    } else if (force && mem_->empty()) {
+      return absl::OkStatus();  // nothing to flush
+    } else if (imm_ != nullptr) {
+      // The previous memtable is still being flushed.
+      const uint64_t start = env_->NowMicros();
+      bg_cv_.Wait(&mu_);
+      stats_.Add(config::kNoLevel, kStallMicros, env_->NowMicros() - start);
+    } else if (l0_files >= stop) {
+      stats_.Add(config::kNoLevel, kStallStopWrites);
+      const uint64_t start = env_->NowMicros();
+      bg_cv_.Wait(&mu_);
+      stats_.Add(config::kNoLevel, kStallMicros, env_->NowMicros() - start);
+    } else {
+      RETURN_IF_ERROR(NewLogFile());
+      imm_ = std::move(mem_);
+      has_imm_.store(true, std::memory_order_release);
+      mem_ = NewMemTable();
+      InstallReadView();
+      force = false;
+      bg_cv_.SignalAll();  // wake the background thread: a flush is due
+    }
+  }
+}
+
+}  // namespace sift

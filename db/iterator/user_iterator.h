@@ -1,0 +1,29 @@
+// Turns an iterator over internal keys (a table, or the DB's merge of
+// memtables and tables) into the user's view at a sequence number: user keys
+// in order, each with its newest value at or below the sequence; keys whose
+// newest entry is a tombstone are hidden. Both directions are supported.
+
+#ifndef SIFT_DB_ITERATOR_USER_ITERATOR_H_
+#define SIFT_DB_ITERATOR_USER_ITERATOR_H_
+
+#include <memory>
+
+#include "sift/iterator.h"
+#include "table/internal_key.h"
+#include "table/range_tombstone.h"
+
+namespace sift {
+
+// Entries newer than `sequence` are invisible. icmp orders the internal
+// iterator's keys. With range_tombstones (not null), an entry older than a
+// tombstone covering its key, at or below `sequence`, is hidden as if
+// deleted.
+std::unique_ptr<Iterator> NewUserIterator(
+    KeyComparator icmp, std::unique_ptr<Iterator> internal,
+    SequenceNumber sequence,
+    std::shared_ptr<const FragmentedRangeTombstones> range_tombstones =
+        nullptr);
+
+}  // namespace sift
+
+#endif  // SIFT_DB_ITERATOR_USER_ITERATOR_H_
