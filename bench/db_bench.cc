@@ -29,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "sift/rate_limiter.h"
 #include "util/filter.h"
 
 namespace sift::bench {
@@ -145,6 +146,12 @@ void PrintHeader(const BenchConfig& c) {
               c.options.block_size, c.options.block_cache_capacity);
   std::printf("Table reads: %s\n",
               c.options.allow_mmap_reads ? "mmap" : "pread");
+  if (c.options.rate_limiter != nullptr) {
+    std::printf(
+        "Rate limiter: %lld bytes/second for flushes and "
+        "compactions\n",
+        static_cast<long long>(c.options.rate_limiter->GetBytesPerSecond()));
+  }
   if (std::any_of(
           c.benchmarks.begin(), c.benchmarks.end(),
           [](const std::string& b) { return b.rfind("ycsb", 0) == 0; })) {

@@ -39,6 +39,8 @@ const char* TickerName(Ticker t) {
       "sift.filter.rebuild.count",
       "sift.filter.rebuild.write.bytes",
       "sift.flush.write.bytes",
+      "sift.rate.limiter.bytes",
+      "sift.rate.limiter.wait.micros",
   };
   return t < kNumTickers ? kNames[t] : "sift.unknown";
 }

@@ -71,7 +71,7 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
         mem->RangeTombstoneList();
     mu_.Unlock();
     s = BuildTable(dbname_, env_, options, table_cache_.get(), iter.get(),
-                   number, meta.get(), range_tombstones);
+                   number, meta.get(), range_tombstones, &stats_);
     mu_.Lock();
   }
   pending_outputs_.erase(number);
