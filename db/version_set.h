@@ -65,10 +65,6 @@ class VersionSet {
   // The number NewFileNumber would give next; every file made later has a
   // number at least this.
   uint64_t next_file_number() const { return next_file_number_; }
-  // Gives back a number from NewFileNumber that was not used.
-  void ReuseFileNumber(uint64_t n) {
-    if (next_file_number_ == n + 1) next_file_number_ = n;
-  }
   void MarkFileNumberUsed(uint64_t n) {
     if (next_file_number_ <= n) next_file_number_ = n + 1;
   }

@@ -3,6 +3,8 @@
 
 #include "util/bloom.h"
 
+#include <math.h>  // lgamma_r (POSIX)
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -108,8 +110,12 @@ double PoissonMixture(double lambda, BlockFp&& block_fp) {
   const double spread = kTailSigmas * std::sqrt(lambda) + kTailMinWidth;
   const double first = std::max(0.0, std::floor(lambda - spread));
   const double last = std::ceil(lambda + spread);
+  // lgamma_r, not std::lgamma: std::lgamma also stores the sign in the
+  // global `signgam`, a data race between threads building filters at
+  // once (a flush beside RebuildFilters).
+  int sign;
   double pmf =
-      std::exp(first * std::log(lambda) - lambda - std::lgamma(first + 1));
+      std::exp(first * std::log(lambda) - lambda - lgamma_r(first + 1, &sign));
   double sum = 0;
   for (double i = first; i <= last; ++i) {
     sum += pmf * block_fp(static_cast<uint64_t>(i));

@@ -237,6 +237,44 @@ inline bool TestBit(const uint8_t* bits, uint64_t i) {
   return (bits[i >> 3] >> (i & 7)) & 1;
 }
 
+// The 64-byte block of a kBlocked body of num_blocks blocks that holds
+// hash h's bits.
+inline const uint8_t* BlockOf(const uint8_t* bits, uint64_t num_blocks,
+                              uint64_t h) {
+  return bits + kBloomBlockBytes * FastRange(h, num_blocks);
+}
+
+// Whether all k bits of hash h are set in a kBlocked body. Branch-free
+// inside the block: all k bits are tested, then combined.
+inline bool TestBlockedBits(const uint8_t* bits, uint64_t num_blocks, int k,
+                            uint64_t h) {
+  const uint8_t* block = BlockOf(bits, num_blocks, h);
+  uint32_t all_set = 1;
+  ForEachBlockedBit(h, k, [&](uint32_t i) {
+    all_set &= static_cast<uint32_t>(block[i >> 3] >> (i & 7));
+  });
+  return all_set & 1;
+}
+
+// Sets the k bits of hash h in a kStandard (num_bits bits) or kBlocked
+// (num_bits / 512 blocks) body: the one way bits are set, by the builder
+// and by filters that grow in place (sift::ScalableBloomFilter).
+inline void SetBits(FilterLayout layout, uint8_t* bits, uint64_t num_bits,
+                    int k, uint64_t h) {
+  if (layout == FilterLayout::kBlocked) {
+    uint8_t* block =
+        const_cast<uint8_t*>(BlockOf(bits, num_bits / kBloomBlockBits, h));
+    ForEachBlockedBit(h, k, [block](uint32_t i) {
+      block[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+    });
+  } else {
+    ForEachStandardBit(h, num_bits, k, [bits](uint64_t i) {
+      bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+      return true;
+    });
+  }
+}
+
 }  // namespace bloom_internal
 
 }  // namespace sift

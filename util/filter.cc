@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "util/coding.h"
 
 namespace sift {
@@ -65,6 +67,17 @@ void SortUnique(std::vector<uint64_t>* v) {
 uint64_t MinBits(FilterLayout layout) {
   return layout == FilterLayout::kBlocked ? kBloomBlockBits
                                           : kBloomMinStandardBits;
+}
+
+// Writes the 20-byte trailer of a kStandard or kBlocked filter at trailer.
+void WriteTrailer(FilterLayout layout, const FilterShape& shape,
+                  char* trailer) {
+  EncodeFixed64(trailer + kNumBitsOffset, shape.num_bits);
+  EncodeFixed64(trailer + kNumKeysOffset, shape.num_keys);
+  trailer[kNumProbesOffset] = static_cast<char>(shape.num_probes);
+  trailer[kLayoutOffset] = static_cast<char>(layout);
+  trailer[kMagicOffset] = static_cast<char>(kBloomMagic & 0xff);
+  trailer[kMagicOffset + 1] = static_cast<char>(kBloomMagic >> 8);
 }
 
 }  // namespace
@@ -135,13 +148,7 @@ void FilterBuilder::FinishBloom(FilterLayout layout, std::string* dst) {
     SetStandardBits(bits, shape);
   }
 
-  char* trailer = dst->data() + start + body_bytes;
-  EncodeFixed64(trailer + kNumBitsOffset, shape.num_bits);
-  EncodeFixed64(trailer + kNumKeysOffset, shape.num_keys);
-  trailer[kNumProbesOffset] = static_cast<char>(shape.num_probes);
-  trailer[kLayoutOffset] = static_cast<char>(layout);
-  trailer[kMagicOffset] = static_cast<char>(kBloomMagic & 0xff);
-  trailer[kMagicOffset + 1] = static_cast<char>(kBloomMagic >> 8);
+  WriteTrailer(layout, shape, dst->data() + start + body_bytes);
 
   last_shape_ = shape;
   hashes_.clear();
@@ -150,23 +157,16 @@ void FilterBuilder::FinishBloom(FilterLayout layout, std::string* dst) {
 void FilterBuilder::SetStandardBits(uint8_t* bits,
                                     const FilterShape& shape) const {
   for (uint64_t h : hashes_) {
-    bloom_internal::ForEachStandardBit(
-        h, shape.num_bits, shape.num_probes, [bits](uint64_t i) {
-          bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
-          return true;
-        });
+    bloom_internal::SetBits(FilterLayout::kStandard, bits, shape.num_bits,
+                            shape.num_probes, h);
   }
 }
 
 void FilterBuilder::SetBlockedBits(uint8_t* bits,
                                    const FilterShape& shape) const {
-  const uint64_t num_blocks = shape.num_bits / kBloomBlockBits;
   for (uint64_t h : hashes_) {
-    uint8_t* block =
-        bits + kBloomBlockBytes * bloom_internal::FastRange(h, num_blocks);
-    bloom_internal::ForEachBlockedBit(h, shape.num_probes, [block](uint32_t i) {
-      block[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
-    });
+    bloom_internal::SetBits(FilterLayout::kBlocked, bits, shape.num_bits,
+                            shape.num_probes, h);
   }
 }
 
@@ -234,6 +234,51 @@ double FilterReader::ExpectedFpRate() const {
   }
   if (kind_ == Kind::kRibbon) return ribbon_.ExpectedFpRate();
   return BlockedFpRate(bits_per_key(), num_probes_);
+}
+
+std::string NewEmptyBloomFilter(FilterLayout layout, const FilterShape& shape) {
+  std::string filter(shape.num_bits / 8 + kBloomTrailerSize, '\0');
+  WriteTrailer(layout, shape, filter.data() + shape.num_bits / 8);
+  return filter;
+}
+
+absl::Status BloomOrMerge(std::string_view other, std::string* filter) {
+  const FilterReader dst(*filter);
+  const FilterReader src(other);
+  for (const auto* f : {&dst, &src}) {
+    if (!f->valid() || f->layout() == FilterLayout::kRibbon) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot merge filters: the ", f == &dst ? "target" : "source",
+          " is not a valid standard or blocked Bloom filter",
+          f->valid() ? " (it is a Ribbon filter)" : ""));
+    }
+  }
+  std::vector<std::string> differ;
+  if (dst.layout() != src.layout()) {
+    differ.push_back(absl::StrCat("layout ", FilterLayoutName(dst.layout()),
+                                  " vs ", FilterLayoutName(src.layout())));
+  }
+  if (dst.num_bits() != src.num_bits()) {
+    differ.push_back(
+        absl::StrCat("num_bits ", dst.num_bits(), " vs ", src.num_bits()));
+  }
+  if (dst.num_probes() != src.num_probes()) {
+    differ.push_back(absl::StrCat("num_probes ", dst.num_probes(), " vs ",
+                                  src.num_probes()));
+  }
+  if (!differ.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot merge filters built with different parameters: ",
+                     absl::StrJoin(differ, ", ")));
+  }
+  const size_t body = dst.num_bits() / 8;
+  char* out = filter->data();
+  for (size_t i = 0; i < body; ++i) out[i] |= other[i];
+  WriteTrailer(dst.layout(),
+               FilterShape{dst.num_keys() + src.num_keys(), dst.num_bits(),
+                           dst.num_probes()},
+               out + body);
+  return absl::OkStatus();
 }
 
 }  // namespace sift

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "sift/filter_policy.h"
 #include "sift/options.h"
 #include "util/bloom.h"
@@ -129,8 +130,7 @@ class FilterReader {
     if (kind_ == Kind::kRibbon) {
       ribbon_.Prefetch(hash);
     } else if (kind_ == Kind::kBlocked) {
-      __builtin_prefetch(bits_ + kBloomBlockBytes * bloom_internal::FastRange(
-                                                        hash, num_blocks_));
+      __builtin_prefetch(bloom_internal::BlockOf(bits_, num_blocks_, hash));
     } else if (kind_ == Kind::kStandard) {
       const uint8_t* bits = bits_;
       bloom_internal::ForEachStandardBit(hash, num_bits_, num_probes_,
@@ -177,13 +177,8 @@ class FilterReader {
 
   // Branch-free inside the block: all k bits are tested, then combined.
   bool BlockedMayContain(uint64_t hash) const {
-    const uint8_t* block =
-        bits_ + kBloomBlockBytes * bloom_internal::FastRange(hash, num_blocks_);
-    uint32_t all_set = 1;
-    bloom_internal::ForEachBlockedBit(hash, num_probes_, [&](uint32_t i) {
-      all_set &= static_cast<uint32_t>(block[i >> 3] >> (i & 7));
-    });
-    return all_set & 1;
+    return bloom_internal::TestBlockedBits(bits_, num_blocks_, num_probes_,
+                                           hash);
   }
 
   // Invariant: for kStandard and kBlocked, bits_ points at num_bits_ / 8
@@ -198,6 +193,30 @@ class FilterReader {
   Kind kind_ = Kind::kInvalid;
   RibbonFilterReader ribbon_;
 };
+
+// ---- Filters that change after they are built -----------------------------
+// A static filter is built once from all its keys. Two uses change one
+// afterwards, both on the kStandard and kBlocked layouts only (a Ribbon
+// filter is a solved linear system: a key cannot be added, nor two ORed):
+// - growing: an empty filter sized for a capacity, keys added one by one
+//   (sift::ScalableBloomFilter's sub-filters, bloom_internal::SetBits);
+// - merging: the bitwise OR of two filters of identical shape holds the
+//   union of their keys, with the false-positive rate of a filter of the
+//   same shape holding that many keys (FilterPolicy::MergeFilters).
+
+// A serialized filter (table/FORMAT.md, "Filter bytes") of `shape` with no
+// bit set, its trailer recording shape.num_keys (the keys it is sized for;
+// at least 1 unless the body has the minimum size, as the format asks).
+// REQUIRES: layout is kStandard or kBlocked, and shape is what BloomShapeFor
+// gives for that layout.
+std::string NewEmptyBloomFilter(FilterLayout layout, const FilterShape& shape);
+
+// ORs the body of `other` into *filter. InvalidArgument, changing nothing,
+// if either is not a valid kStandard or kBlocked filter, or if their
+// layouts, num_bits or num_probes differ (naming each one that differs with
+// both values). The result's num_keys is the sum of both (an upper bound:
+// a key both held counts twice).
+absl::Status BloomOrMerge(std::string_view other, std::string* filter);
 
 }  // namespace sift
 

@@ -43,6 +43,11 @@ class BloomFilterPolicy final : public FilterPolicy {
     return FilterReader(filter).MayContainHash(KeyHash(key));
   }
 
+  absl::Status MergeFilters(std::string_view other,
+                            std::string* filter) const override {
+    return BloomOrMerge(other, filter);
+  }
+
  private:
   const double fp_chance_;
   const FilterLayout layout_;
@@ -50,6 +55,12 @@ class BloomFilterPolicy final : public FilterPolicy {
 };
 
 }  // namespace
+
+absl::Status FilterPolicy::MergeFilters(std::string_view /*other*/,
+                                        std::string* /*filter*/) const {
+  return absl::UnimplementedError(
+      absl::StrCat("filter policy ", Name(), " cannot merge filters"));
+}
 
 absl::StatusOr<std::unique_ptr<const FilterPolicy>> FilterPolicy::Create(
     double fp_chance, FilterLayout layout) {

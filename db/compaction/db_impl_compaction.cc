@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "db/compaction/compaction.h"
 #include "db/compaction/compaction_job.h"
@@ -39,6 +40,9 @@ CompactionRange RangeOf(const Compaction& c) {
 }  // namespace
 
 absl::Status DBImpl::InstallCompaction(Compaction* c) {
+  // The outputs' numbers, protected until the edit naming them is
+  // installed (or, on failure, the compaction deleted them).
+  std::vector<PendingOutput> outputs;
   if (c->IsTrivialMove(options_)) {
     const auto& f = c->inputs(0)[0];
     c->edit()->RemoveFile(c->level(), f->number);
@@ -63,20 +67,16 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
       bg_cv_.SignalAll();  // writers waiting for room
       return s;
     };
-    std::vector<uint64_t> numbers;
-    ctx.new_file_number = [this, &numbers] {
+    ctx.new_file_number = [this, &outputs] {
       MutexLock l(&mu_);
-      const uint64_t n = versions_->NewFileNumber();
-      pending_outputs_.insert(n);
-      numbers.push_back(n);
-      return n;
+      outputs.push_back(NewPendingOutput());
+      return outputs.back().number();
     };
     running_compaction_ = RangeOf(*c);
     mu_.Unlock();
     absl::Status s = RunCompaction(c, ctx);
     mu_.Lock();
     running_compaction_.reset();
-    for (uint64_t n : numbers) pending_outputs_.erase(n);
     if (s.ok() && shutting_down_) s = absl::CancelledError("DB closed");
     if (!s.ok()) return s;
   }

@@ -148,10 +148,12 @@ std::shared_ptr<MemTable> DBImpl::NewMemTable() const {
 absl::Status DBImpl::OpenImpl() {
   MutexLock l(&mu_);
   VersionEdit edit;
-  RETURN_IF_ERROR(Recover(&edit));
+  std::vector<PendingOutput> outputs;  // tables replayed from the logs
+  RETURN_IF_ERROR(Recover(&edit, &outputs));
   RETURN_IF_ERROR(NewLogFile());
   edit.SetLogNumber(logfile_number_);
   RETURN_IF_ERROR(versions_->LogAndApply(&edit, &mu_));
+  outputs.clear();  // named by the current Version now
   mem_ = NewMemTable();
   InstallReadView();
   DeleteObsoleteFiles();

@@ -41,6 +41,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
 #include "db/dbformat.h"
+#include "db/file_lifetime.h"
 #include "db/log_writer.h"
 #include "db/memtable.h"
 #include "db/read_view.h"
@@ -125,12 +126,16 @@ class DBImpl final : public DB {
   class SnapshotImpl;
 
   // ---- db_impl_recovery.cc
-  absl::Status Recover(VersionEdit* edit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The tables it writes are added to *edit and held in *outputs until the
+  // caller has installed *edit.
+  absl::Status Recover(VersionEdit* edit, std::vector<PendingOutput>* outputs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CreateNewDatabase() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NoDatabaseError() const;
   // Replays one log as options_.wal_recovery_mode says; *stopped is set
   // when kPointInTimeRecovery stopped at damage in it.
   absl::Status RecoverLogFile(uint64_t number, VersionEdit* edit,
+                              std::vector<PendingOutput>* outputs,
                               SequenceNumber* max_sequence, bool* stopped)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status VerifyAllTables() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -166,14 +171,14 @@ class DBImpl final : public DB {
   absl::Status FlushForIngest(const std::vector<ExternalFile>& files,
                               bool allow_blocking_flush)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Step 3 of db_impl_ingest.cc: files[i] is table (*numbers)[i], renamed here
-  // to a new number, which is added to *reserved (and pending_outputs_).
+  // Step 3 of db_impl_ingest.cc: files[i] is table (*numbers)[i], renamed
+  // here to a new number, whose PendingOutput is added to *reserved.
   // *committed is set once the MANIFEST may name the files.
   // REQUIRES: the front writer, the background thread idle.
   absl::Status InstallIngestedFiles(const std::vector<ExternalFile>& files,
                                     const IngestOptions& options,
                                     std::vector<uint64_t>* numbers,
-                                    std::vector<uint64_t>* reserved,
+                                    std::vector<PendingOutput>* reserved,
                                     bool* committed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -185,9 +190,18 @@ class DBImpl final : public DB {
   void BackgroundLoop();
   bool HasBackgroundWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status FlushImmutable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes mem to a new table added to *edit; its PendingOutput goes to
+  // *outputs, for the caller to hold until *edit is installed.
   absl::Status WriteLevel0Table(MemTable* mem, VersionEdit* edit,
-                                const Version* base)
+                                const Version* base,
+                                std::vector<PendingOutput>* outputs)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A new file number, protected from deletion until the result is dropped
+  // (db/file_lifetime.h): every table and filter file the DB writes gets
+  // its number here.
+  PendingOutput NewPendingOutput() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The one place files of the DB directory are deleted, but for a
+  // writer's own never-named output (db/file_lifetime.h).
   void DeleteObsoleteFiles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordBackgroundError(const absl::Status& s)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -255,8 +269,9 @@ class DBImpl final : public DB {
   // Paces writes while level 0 is at or past the slowdown trigger.
   WriteDelay write_delay_ ABSL_GUARDED_BY(mu_);
   std::multiset<SequenceNumber> snapshots_ ABSL_GUARDED_BY(mu_);
-  // Table files being written, not yet in a Version: never deleted.
-  std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
+  // Files being written that no installed Version names yet: never
+  // deleted. Locked on its own, so a PendingOutput may go on any path.
+  PendingOutputs pending_outputs_;
   // Logs being copied (by CreateCheckpoint): every log numbered at or
   // above the smallest pin is kept, even once tables hold its data.
   std::multiset<uint64_t> log_pins_ ABSL_GUARDED_BY(mu_);

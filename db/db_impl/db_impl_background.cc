@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "db/builder.h"
 #include "db/db_impl/db_impl.h"
@@ -51,10 +52,15 @@ void DBImpl::BackgroundLoop() {
   bg_cv_.SignalAll();
 }
 
+PendingOutput DBImpl::NewPendingOutput() {
+  return pending_outputs_.Reserve(versions_->NewFileNumber());
+}
+
 absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
-                                      const Version* base) {
-  const uint64_t number = versions_->NewFileNumber();
-  pending_outputs_.insert(number);
+                                      const Version* base,
+                                      std::vector<PendingOutput>* outputs) {
+  outputs->push_back(NewPendingOutput());
+  const uint64_t number = outputs->back().number();
   auto meta = std::make_shared<FileMetaData>();
   // A flush output is sized as a level-0 file (a budget's allocation gives
   // it a chance for its own keys; the memtable's entries bound them).
@@ -74,7 +80,6 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
                    number, meta.get(), range_tombstones, &stats_);
     mu_.Lock();
   }
-  pending_outputs_.erase(number);
   if (s.ok() && meta->file_size > 0) {
     int level = 0;
     if (base != nullptr) {
@@ -101,7 +106,9 @@ absl::Status DBImpl::FlushImmutable() {
   VersionEdit edit;
   // Keep the Version alive while the mutex is released.
   const std::shared_ptr<const Version> base = versions_->current();
-  absl::Status s = WriteLevel0Table(imm_.get(), &edit, base.get());
+  // The new table's number stays protected until the edit is installed.
+  std::vector<PendingOutput> outputs;
+  absl::Status s = WriteLevel0Table(imm_.get(), &edit, base.get(), &outputs);
   if (s.ok() && shutting_down_) {
     s = absl::CancelledError("DB closed during flush");
   }
@@ -134,49 +141,28 @@ absl::Status DBImpl::WaitForCompaction() {
 
 void DBImpl::DeleteObsoleteFiles() {
   if (!bg_error_.ok()) return;  // the state on disk may be in doubt: keep all
-  // Decide what is live under the mutex; list the directory and unlink
-  // without it, so writes, snapshots and properties never wait on the file
-  // system (an unlink can take milliseconds on slow or network storage).
-  // A file made meanwhile has a number at or above `next` and is kept: no
-  // file being written is removed.
-  std::set<uint64_t> live = pending_outputs_;
-  versions_->AddLiveFiles(&live);
-  const uint64_t next = versions_->next_file_number();
-  const uint64_t log_number = versions_->log_number();
-  const uint64_t current_log = logfile_number_;
-  const uint64_t pinned_logs =
-      log_pins_.empty() ? UINT64_MAX : *log_pins_.begin();
-  const uint64_t durable_manifest = versions_->durable_manifest_number();
-  const uint64_t manifest = versions_->manifest_file_number();
+  // Decide what is live under the mutex, in one step; list the directory
+  // and unlink without it, so writes, snapshots and properties never wait
+  // on the file system (an unlink can take milliseconds on slow or network
+  // storage). db/file_lifetime.h says why the capture stays true meanwhile.
+  LiveFiles live;
+  pending_outputs_.AddTo(&live.files);
+  versions_->AddLiveFiles(&live.files);
+  live.next_file_number = versions_->next_file_number();
+  live.log_number = versions_->log_number();
+  live.current_log = logfile_number_;
+  live.pinned_logs = log_pins_.empty() ? UINT64_MAX : *log_pins_.begin();
+  live.durable_manifest = versions_->durable_manifest_number();
+  live.manifest = versions_->manifest_file_number();
   mu_.Unlock();
   auto children = env_->GetChildren(dbname_);
   if (!children.ok()) children.emplace();  // nothing to delete this time
   for (const std::string& name : *children) {
     uint64_t number;
     FileType type;
-    if (!ParseFileName(name, &number, &type)) continue;
-    bool keep = number >= next;
-    switch (type) {
-      case FileType::kLog:
-        keep = keep || number >= log_number || number == current_log ||
-               number >= pinned_logs;
-        break;
-      case FileType::kManifest:
-        keep = keep || number >= durable_manifest;
-        break;
-      case FileType::kTable:
-      case FileType::kFilter:  // live: named as some live file's replacement
-        keep = keep || live.count(number) > 0;
-        break;
-      case FileType::kTemp:
-        keep = keep || number >= manifest;
-        break;
-      case FileType::kCurrent:
-      case FileType::kLock:
-        keep = true;
-        break;
+    if (!ParseFileName(name, &number, &type) || !live.Obsolete(number, type)) {
+      continue;
     }
-    if (keep) continue;
     if (type == FileType::kTable) table_cache_->Evict(number);
     env_->RemoveFile(dbname_ + "/" + name).IgnoreError();
   }

@@ -82,16 +82,18 @@ absl::Status DBImpl::IngestExternalFiles(const std::vector<std::string>& paths,
   }
   RETURN_IF_ERROR(SortDisjoint(&files, options_.comparator));
 
-  // numbers: each file's current name; reserved: every number taken.
-  std::vector<uint64_t> numbers, reserved;
+  // numbers: each file's current name; reserved: every number taken,
+  // protected until the edit naming the files is installed (or the ingest
+  // deletes them below).
+  std::vector<uint64_t> numbers;
+  std::vector<PendingOutput> reserved;
   {
     MutexLock l(&mu_);
     RETURN_IF_ERROR(bg_error_);
     for (size_t i = 0; i < files.size(); ++i) {
-      numbers.push_back(versions_->NewFileNumber());
-      pending_outputs_.insert(numbers.back());
+      reserved.push_back(NewPendingOutput());
+      numbers.push_back(reserved.back().number());
     }
-    reserved = numbers;
   }
   absl::Status s = PlaceIngestedFiles(files, numbers, options.move_files);
   bool committed = false;
@@ -108,14 +110,14 @@ absl::Status DBImpl::IngestExternalFiles(const std::vector<std::string>& paths,
         return r;
       });
     }
-    for (uint64_t n : reserved) pending_outputs_.erase(n);
   }
   if (!committed) {
     // Never named by a MANIFEST record (a failed MANIFEST write, which may
-    // have named them, counts as committed and stops writes instead).
-    for (uint64_t n : reserved) {
-      table_cache_->Evict(n);
-      env_->RemoveFile(TableFileName(dbname_, n)).IgnoreError();
+    // have named them, counts as committed and stops writes instead): the
+    // ingest's own files, deleted while still protected.
+    for (const PendingOutput& n : reserved) {
+      table_cache_->Evict(n.number());
+      env_->RemoveFile(TableFileName(dbname_, n.number())).IgnoreError();
     }
     return s;
   }
@@ -178,16 +180,15 @@ absl::Status DBImpl::FlushForIngest(const std::vector<ExternalFile>& files,
 
 absl::Status DBImpl::InstallIngestedFiles(
     const std::vector<ExternalFile>& files, const IngestOptions& options,
-    std::vector<uint64_t>* numbers, std::vector<uint64_t>* reserved,
+    std::vector<uint64_t>* numbers, std::vector<PendingOutput>* reserved,
     bool* committed) {
   RETURN_IF_ERROR(bg_error_);
   if (shutting_down_) return absl::CancelledError("DB closed during ingest");
   RETURN_IF_ERROR(FlushForIngest(files, options.allow_blocking_flush));
   std::vector<uint64_t> final_numbers;
   for (size_t i = 0; i < files.size(); ++i) {
-    final_numbers.push_back(versions_->NewFileNumber());
-    pending_outputs_.insert(final_numbers.back());
-    reserved->push_back(final_numbers.back());
+    reserved->push_back(NewPendingOutput());
+    final_numbers.push_back(reserved->back().number());
   }
   const SequenceNumber seq = versions_->LastSequence() + 1;
   if (seq > kMaxSequenceNumber) {

@@ -77,7 +77,8 @@ absl::Status DBImpl::OpenReadOnlyImpl() {
   MutexLock l(&mu_);
   mem_ = NewMemTable();  // Recover replays the logs into it
   VersionEdit edit;      // what a writable open would log; dropped here
-  RETURN_IF_ERROR(Recover(&edit));
+  std::vector<PendingOutput> outputs;  // stays empty: no table is written
+  RETURN_IF_ERROR(Recover(&edit, &outputs));
   InstallReadView();
   return absl::OkStatus();
 }

@@ -50,7 +50,8 @@ absl::Status DBImpl::RebuildFilters() {
 
 absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
                                    const FilterTarget& target) {
-  uint64_t number;
+  // The filter file's number: not deleted until recorded or given up.
+  PendingOutput output;
   // Held while the file is read, so it is not deleted under the read.
   std::shared_ptr<const Version> v;
   {
@@ -60,16 +61,15 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
     if (std::find(files.begin(), files.end(), f) == files.end()) {
       return absl::OkStatus();  // compacted away or moved since listed
     }
-    number = versions_->NewFileNumber();
-    pending_outputs_.insert(number);  // not deleted until recorded or dropped
+    output = NewPendingOutput();
   }
   FilterInstall install;
   install.table_number = f->number;
   absl::StatusOr<std::shared_ptr<const Table>> table = table_cache_->Get(*f);
   absl::Status s = table.status();
   if (s.ok()) {
-    s = WriteFilterFile(dbname_, env_, **table, f->number, target, number,
-                        &install.filter);
+    s = WriteFilterFile(dbname_, env_, **table, f->number, target,
+                        output.number(), &install.filter);
   }
   table = absl::StatusOr<std::shared_ptr<const Table>>();  // drop the table
   v.reset();
@@ -96,7 +96,9 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
     s = install.done ? install.status : bg_error_;
     if (s.ok() && !install.done) s = absl::CancelledError("DB closed");
   }
-  pending_outputs_.erase(number);
+  // Installed, or given up: from here a Version keeps the file, or
+  // nothing does.
+  output.Release();
   // The filter file this one replaces, or this one if it was not recorded.
   DeleteObsoleteFiles();
   return s;

@@ -78,7 +78,8 @@ absl::Status DBImpl::CreateNewDatabase() {
   return versions_->LogAndApply(&first, &mu_);
 }
 
-absl::Status DBImpl::Recover(VersionEdit* edit) {
+absl::Status DBImpl::Recover(VersionEdit* edit,
+                             std::vector<PendingOutput>* outputs) {
   // A read-only open creates nothing, not even the directory or LOCK.
   if (!read_only_) {
     // Without create_if_missing, no directory and no LOCK file are made
@@ -150,13 +151,15 @@ absl::Status DBImpl::Recover(VersionEdit* edit) {
       ++wal_recovery_.logs_dropped;
       continue;
     }
-    RETURN_IF_ERROR(RecoverLogFile(number, edit, &max_sequence, &stopped));
+    RETURN_IF_ERROR(
+        RecoverLogFile(number, edit, outputs, &max_sequence, &stopped));
   }
   versions_->SetLastSequence(max_sequence);
   return absl::OkStatus();
 }
 
 absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
+                                    std::vector<PendingOutput>* outputs,
                                     SequenceNumber* max_sequence,
                                     bool* stopped) {
   const std::string name = LogFileName(dbname_, number);
@@ -204,7 +207,7 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
     if (batch.Count() > 0 && last > *max_sequence) *max_sequence = last;
     if (!read_only_ && mem->ApproximateMemoryUsage() - mem->FilterMemory() >
                            options_.write_buffer_size) {
-      RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr));
+      RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr, outputs));
       mem.reset();
     }
   }
@@ -218,7 +221,7 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
     *stopped = true;
   }
   if (!read_only_ && mem != nullptr && !mem->empty()) {
-    RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr));
+    RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr, outputs));
   }
   return absl::OkStatus();
 }

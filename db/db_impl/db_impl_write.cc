@@ -223,7 +223,9 @@ absl::Status DBImpl::NewLogFile() {
     mu_.Lock();
   }
   if (!file.ok()) {
-    versions_->ReuseFileNumber(number);
+    // The number is not given back: a DeleteObsoleteFiles listing the
+    // directory now took next_file_number above it, and would delete a
+    // table that got it (db/file_lifetime.h).
     RecordBackgroundError(file.status());
     return file.status();
   }

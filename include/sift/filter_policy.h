@@ -57,6 +57,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "sift/options.h"
@@ -145,6 +146,24 @@ class FilterPolicy {
   // key. Does not depend on this policy's fp_chance or layout.
   virtual bool KeyMayMatch(std::string_view key,
                            std::string_view filter) const = 0;
+
+  // ORs filter `other` into *filter, for merging filters built apart over
+  // parts of one key set (each node of a cluster de-duplicating its share,
+  // then one global filter). Afterwards *filter may match every key either
+  // filter was built from, and it answers like a filter of its shape
+  // holding both key sets: its false-positive rate is that of the combined
+  // number of keys, so merge filters sized for the total (the sub-filters
+  // of sift::ScalableBloomFilter are: see its Merge). The two must have
+  // identical parameters -- layout, num_bits and num_probes, as CreateFilter
+  // gives for the same fp_chance, layout and number of distinct keys --
+  // otherwise InvalidArgument names each parameter that differs with both
+  // values, and *filter is unchanged; so it is for bytes that are not a
+  // filter, and for Ribbon filters, which cannot be merged. The result's
+  // key count (in its trailer) is the sum of both.
+  // Built-in policies merge any built-in filters; a user policy answers
+  // Unimplemented unless it overrides this.
+  virtual absl::Status MergeFilters(std::string_view other,
+                                    std::string* filter) const;
 };
 
 }  // namespace sift

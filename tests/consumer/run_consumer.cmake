@@ -84,6 +84,7 @@ run(${CMAKE_COMMAND} --build ${examples} -j2)
 run(${examples}/hello_world ${examples}/hello-db)
 run(${examples}/bulk_load ${examples}/bulk)
 run(${examples}/cache_guard)
+run(${examples}/dedup_filter)
 if(SIFT_FUZZ)
   # A smoke run only (CI fuzzes it for longer from .ci/run). New inputs go
   # to the first directory, never into the committed seeds.
