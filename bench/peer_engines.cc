@@ -36,6 +36,19 @@ namespace {
 
 using Visit = std::function<void(std::string_view, std::string_view)>;
 
+// Scan for RocksDB's and LevelDB's iterators, which share LevelDB's shape.
+template <typename Slice, typename PeerIterator>
+void ScanPeer(PeerIterator* it, std::string_view start, int n,
+              const Visit& visit, const char* engine) {
+  int i = 0;
+  for (it->Seek(Slice(start.data(), start.size())); i < n && it->Valid();
+       it->Next(), ++i) {
+    visit(std::string_view(it->key().data(), it->key().size()),
+          std::string_view(it->value().data(), it->value().size()));
+  }
+  if (!it->status().ok()) Die(engine, it->status().ToString());
+}
+
 int64_t ParseInt(std::string_view s) {
   return std::strtoll(std::string(s).c_str(), nullptr, 10);
 }
@@ -208,13 +221,7 @@ class RocksEngine final : public Engine {
   void Scan(std::string_view start, int n, const Visit& visit) override {
     std::unique_ptr<rocksdb::Iterator> it(
         db_->NewIterator(rocksdb::ReadOptions()));
-    int i = 0;
-    for (it->Seek(rocksdb::Slice(start.data(), start.size()));
-         i < n && it->Valid(); it->Next(), ++i) {
-      visit(std::string_view(it->key().data(), it->key().size()),
-            std::string_view(it->value().data(), it->value().size()));
-    }
-    if (!it->status().ok()) Die(name(), it->status().ToString());
+    ScanPeer<rocksdb::Slice>(it.get(), start, n, visit, name());
   }
   // Filter bytes from the tables' aggregated properties; bytes written from
   // the compaction statistics' Sum row (flushes are its level-0 writes);
@@ -319,13 +326,7 @@ class LevelEngine final : public Engine {
   void Scan(std::string_view start, int n, const Visit& visit) override {
     std::unique_ptr<leveldb::Iterator> it(
         db_->NewIterator(leveldb::ReadOptions()));
-    int i = 0;
-    for (it->Seek(leveldb::Slice(start.data(), start.size()));
-         i < n && it->Valid(); it->Next(), ++i) {
-      visit(std::string_view(it->key().data(), it->key().size()),
-            std::string_view(it->value().data(), it->value().size()));
-    }
-    if (!it->status().ok()) Die(name(), it->status().ToString());
+    ScanPeer<leveldb::Slice>(it.get(), start, n, visit, name());
   }
   // LevelDB reports neither filter memory nor stalls: the filter bytes are
   // read from its table files (the live ones: compaction is done); bytes
