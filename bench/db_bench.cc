@@ -29,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "sift/rate_limiter.h"
 #include "util/filter.h"
 
 namespace sift::bench {
@@ -56,7 +57,9 @@ void PrintHelp() {
   std::vector<absl::CommandLineFlag*> flags;
   for (const auto& [name, flag] : absl::GetAllFlags()) {
     // Only db_bench's own flags, not the libraries' (--flagfile etc.).
-    if (flag->Filename().find("db_bench") != std::string::npos) {
+    const std::string file = flag->Filename();
+    if (file.find("db_bench") != std::string::npos ||
+        file.find("ycsb_flags") != std::string::npos) {
       flags.push_back(flag);
     }
   }
@@ -143,6 +146,24 @@ void PrintHeader(const BenchConfig& c) {
               c.options.block_size, c.options.block_cache_capacity);
   std::printf("Table reads: %s\n",
               c.options.allow_mmap_reads ? "mmap" : "pread");
+  if (c.options.rate_limiter != nullptr) {
+    std::printf(
+        "Rate limiter: %lld bytes/second for flushes and "
+        "compactions\n",
+        static_cast<long long>(c.options.rate_limiter->GetBytesPerSecond()));
+  }
+  if (std::any_of(
+          c.benchmarks.begin(), c.benchmarks.end(),
+          [](const std::string& b) { return b.rfind("ycsb", 0) == 0; })) {
+    const ycsb::Config& y = c.ycsb;
+    std::printf(
+        "YCSB:       %llu records of %d fields x %d bytes, %llu operations "
+        "per workload over all threads, request distribution %s\n",
+        static_cast<unsigned long long>(y.record_count), y.field_count,
+        y.field_length, static_cast<unsigned long long>(y.operation_count),
+        y.distribution.has_value() ? ycsb::DistributionName(*y.distribution)
+                                   : "of each workload");
+  }
 #if defined(__GNUC__) && !defined(__OPTIMIZE__)
   std::printf(
       "WARNING: Optimization is disabled: benchmarks unnecessarily "

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bench/db_bench_stats.h"
+#include "bench/ycsb.h"
 #include "sift/db.h"
 #include "sift/options.h"
 #include "sift/statistics.h"
@@ -57,6 +59,7 @@ struct BenchConfig {
   int report_interval_seconds = 0;
   std::string report_file;
   bool report_latency = false;
+  ycsb::Config ycsb;  // the --ycsb_* flags (db_bench_ycsb.cc)
   Options options;
 };
 
@@ -148,6 +151,10 @@ class Benchmark {
   void NewIterators(ThreadState* thread, Shared* shared);
   void ReadWhileWriting(ThreadState* thread, Shared* shared);
   void SeekRandomWhileWriting(ThreadState* thread, Shared* shared);
+  // db_bench_ycsb.cc: ycsbload and ycsba .. ycsbf on --threads threads,
+  // then YCSB's latency lines of the merged threads.
+  absl::Status RunYcsb(std::string_view name);
+  void YcsbThread(ThreadState* thread, Shared* shared);
 
   const BenchConfig config_;
   std::unique_ptr<DB> db_;
@@ -165,6 +172,13 @@ class Benchmark {
   WriteOptions write_options_;
   ReadOptions read_options_;
   uint64_t next_seed_ = 0;  // thread seeds differ across benchmarks
+  // The YCSB session (insert numbers continue from run to run), the
+  // workload of the running ycsb benchmark (none: the load) and its
+  // threads' merged results.
+  std::unique_ptr<ycsb::Session> ycsb_session_;
+  std::optional<ycsb::Workload> ycsb_workload_;
+  Mutex ycsb_mu_;
+  ycsb::Results ycsb_results_ ABSL_GUARDED_BY(ycsb_mu_);
 };
 
 }  // namespace sift::bench

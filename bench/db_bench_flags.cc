@@ -23,7 +23,9 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bench/db_bench.h"
+#include "bench/ycsb_flags.h"
 #include "db/dbformat.h"
+#include "sift/rate_limiter.h"
 #include "util/cache.h"
 #include "util/filter.h"
 
@@ -131,6 +133,11 @@ ABSL_FLAG(int32_t, max_background_jobs, 2,
           "The maximum number of concurrent background jobs. siftdb runs "
           "one background thread for flushes and compactions: any value "
           ">= 1 is accepted and changes nothing.");
+ABSL_FLAG(int64_t, rate_limiter_bytes_per_sec, 0,
+          "Cap on the bytes per second flushes and compactions write "
+          "(Options::rate_limiter from NewGenericRateLimiter); 0: no cap.");
+ABSL_FLAG(int64_t, rate_limiter_refill_period_us, 100 * 1000,
+          "How often the rate limiter adds its next rate x period bytes.");
 ABSL_FLAG(int32_t, open_files, sift::Options().max_open_files,
           "Maximum number of files to keep open at the same time "
           "(Options::max_open_files, at least 10). -1: every file "
@@ -285,6 +292,13 @@ absl::Status EngineOptions(BenchConfig* c) {
     return Bad("cache_numshardbits", shard_bits,
                "siftdb's block cache has a fixed 2^4 shards: give -1 or 4");
   }
+  const int64_t rate = absl::GetFlag(FLAGS_rate_limiter_bytes_per_sec);
+  const int64_t refill = absl::GetFlag(FLAGS_rate_limiter_refill_period_us);
+  if (rate < 0) return Bad("rate_limiter_bytes_per_sec", rate, "is negative");
+  if (refill <= 0) {
+    return Bad("rate_limiter_refill_period_us", refill, "must be > 0");
+  }
+  if (rate > 0) c->options.rate_limiter = NewGenericRateLimiter(rate, refill);
   const int32_t jobs = absl::GetFlag(FLAGS_max_background_jobs);
   if (jobs < 1) return Bad("max_background_jobs", jobs, "must be at least 1");
   const int32_t perf = absl::GetFlag(FLAGS_perf_level);
@@ -437,6 +451,8 @@ absl::StatusOr<BenchConfig> ConfigFromFlags() {
     absl::Status s = step(&c);
     if (!s.ok()) return s;
   }
+  absl::Status s = YcsbConfigFromFlags(&c.ycsb);
+  if (!s.ok()) return s;
   c.use_existing_db = absl::GetFlag(FLAGS_use_existing_db);
   c.db = absl::GetFlag(FLAGS_db);
   if (c.db.empty()) {

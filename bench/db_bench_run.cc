@@ -54,6 +54,17 @@ constexpr Step kSteps[] = {
      "--threads readers doing readrandom plus one writer"},
     {"seekrandomwhilewriting", false,
      "--threads readers doing seekrandom plus one writer"},
+    {"ycsbload", false,
+     "YCSB's load: insert --ycsb_record_count records (fresh database)"},
+    {"ycsba", false, "YCSB workload A: 50% read, 50% update, zipfian"},
+    {"ycsbb", false, "YCSB workload B: 95% read, 5% update, zipfian"},
+    {"ycsbc", false, "YCSB workload C: 100% read, zipfian"},
+    {"ycsbd", false, "YCSB workload D: 95% read, 5% insert, latest"},
+    {"ycsbe", false,
+     "YCSB workload E: 95% scan (1 to --ycsb_max_scan_length records), 5% "
+     "insert, zipfian"},
+    {"ycsbf", false,
+     "YCSB workload F: 50% read, 50% read-modify-write, zipfian"},
     {"compact", false, "compact the entire DB (one timed operation)"},
     {"compactall", true, "compact the entire DB (no report line)"},
     {"rebuildfilters", false,
@@ -170,7 +181,8 @@ absl::Status Benchmark::RunOne(std::string_view name) {
   write_options_.sync = config_.sync;
   read_options_ = ReadOptions();
   const bool fresh = name == "fillseq" || name == "fillrandom" ||
-                     name == "fillsync" || name == "fill100K";
+                     name == "fillsync" || name == "fill100K" ||
+                     name == "ycsbload";
   if (fresh) {
     if (config_.use_existing_db) {
       std::printf("%-12.*s : skipped (--use_existing_db is true)\n",
@@ -189,6 +201,7 @@ absl::Status Benchmark::RunOne(std::string_view name) {
   } else if (name == "readtocache") {
     reads_ = num_;
   }
+  if (name.substr(0, 4) == "ycsb") return RunYcsb(name);
   // Writes per thread: --writes when given, else this benchmark's num.
   writes_ = config_.writes < 0 ? num_ : config_.writes;
   struct {

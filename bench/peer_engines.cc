@@ -1,8 +1,13 @@
 #include "bench/peer_engines.h"
 
+#include <snappy.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -16,6 +21,8 @@
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "sift/db.h"
+#include "sift/iterator.h"
+#include "util/coding.h"
 
 namespace sift::bench {
 namespace {
@@ -25,6 +32,75 @@ namespace {
                static_cast<int>(engine.size()), engine.data(),
                static_cast<int>(what.size()), what.data());
   std::exit(1);
+}
+
+using Visit = std::function<void(std::string_view, std::string_view)>;
+
+// Scan for RocksDB's and LevelDB's iterators, which share LevelDB's shape.
+template <typename Slice, typename PeerIterator>
+void ScanPeer(PeerIterator* it, std::string_view start, int n,
+              const Visit& visit, const char* engine) {
+  int i = 0;
+  for (it->Seek(Slice(start.data(), start.size())); i < n && it->Valid();
+       it->Next(), ++i) {
+    visit(std::string_view(it->key().data(), it->key().size()),
+          std::string_view(it->value().data(), it->value().size()));
+  }
+  if (!it->status().ok()) Die(engine, it->status().ToString());
+}
+
+int64_t ParseInt(std::string_view s) {
+  return std::strtoll(std::string(s).c_str(), nullptr, 10);
+}
+
+// The bytes of the filter block of one LevelDB table file, from its footer
+// and metaindex block as LevelDB's doc/table_format.md lays them out: the
+// footer (the file's last 48 bytes) starts with the metaindex block's
+// handle (varint64 offset, varint64 size); the block (followed by a type
+// byte, 1 = Snappy, and a crc) maps "filter.<policy name>" to the filter
+// block's handle. 0 if the file has no filter or cannot be read.
+int64_t LevelDbFilterBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string file((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  constexpr size_t kFooter = 48;
+  if (file.size() < kFooter) return 0;
+  std::string_view footer(file.data() + file.size() - kFooter, kFooter);
+  uint64_t offset = 0, size = 0;
+  if (!GetVarint64(&footer, &offset) || !GetVarint64(&footer, &size) ||
+      offset + size + 1 > file.size()) {
+    return 0;
+  }
+  std::string block = file.substr(offset, size);
+  if (file[offset + size] == 1) {
+    std::string raw;
+    if (!snappy::Uncompress(block.data(), block.size(), &raw)) return 0;
+    block = std::move(raw);
+  }
+  if (block.size() < 4) return 0;
+  const uint32_t restarts = DecodeFixed32(block.data() + block.size() - 4);
+  if ((restarts + 1) * 4ull > block.size()) return 0;
+  std::string_view entries(block.data(), block.size() - (restarts + 1) * 4);
+  std::string key;
+  while (!entries.empty()) {
+    uint32_t shared = 0, non_shared = 0, value_len = 0;
+    if (!GetVarint32(&entries, &shared) ||
+        !GetVarint32(&entries, &non_shared) ||
+        !GetVarint32(&entries, &value_len) || shared > key.size() ||
+        uint64_t{non_shared} + value_len > entries.size()) {
+      return 0;
+    }
+    key.resize(shared);
+    key.append(entries.data(), non_shared);
+    std::string_view value = entries.substr(non_shared, value_len);
+    entries.remove_prefix(non_shared + value_len);
+    uint64_t filter_offset = 0, filter_size = 0;
+    if (key.rfind("filter.", 0) == 0 && GetVarint64(&value, &filter_offset) &&
+        GetVarint64(&value, &filter_size)) {
+      return static_cast<int64_t>(filter_size);
+    }
+  }
+  return 0;
 }
 
 class SiftEngine final : public Engine {
@@ -38,6 +114,7 @@ class SiftEngine final : public Engine {
     o.block_cache_capacity = c.block_cache_size;
     o.compression = c.compression ? Compression::kSnappy : Compression::kNone;
     o.bloom_filter_fp_chance = c.fp_chance;
+    // c.max_background_jobs: siftdb runs one background thread.
     if (c.hold_level0) {
       o.level0_compaction_trigger = 100;
       o.level0_slowdown_writes_trigger = o.level0_stop_writes_trigger = 1000;
@@ -56,6 +133,23 @@ class SiftEngine final : public Engine {
     if (s.ok()) return true;
     if (!absl::IsNotFound(s)) Die(name(), s.ToString());
     return false;
+  }
+  void Scan(std::string_view start, int n, const Visit& visit) override {
+    std::unique_ptr<Iterator> it = db_->NewIterator(read_options_);
+    int i = 0;
+    for (it->Seek(start); i < n && it->Valid(); it->Next(), ++i) {
+      visit(it->key(), it->value());
+    }
+    if (!it->status().ok()) Die(name(), it->status().ToString());
+  }
+  EngineFacts Facts(const std::string&) override {
+    const Statistics st = db_->GetStatistics();
+    EngineFacts f;
+    f.filter_bytes = ParseInt(db_->GetProperty("sift.filter-bytes").value());
+    f.table_bytes_written = static_cast<int64_t>(
+        st.Get(kFlushBytesWritten) + st.Get(kCompactionBytesWritten));
+    f.stall_micros = static_cast<int64_t>(st.Get(kStallMicros));
+    return f;
   }
   void Flush() override {
     absl::Status s = db_->Flush();
@@ -100,6 +194,7 @@ class RocksEngine final : public Engine {
     o.compression =
         c.compression ? rocksdb::kSnappyCompression : rocksdb::kNoCompression;
     if (c.hold_level0) o.disable_auto_compactions = true;
+    o.max_background_jobs = c.max_background_jobs;
     rocksdb::BlockBasedTableOptions t;
     t.block_cache = rocksdb::NewLRUCache(c.block_cache_size);
     t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(c.bloom_bits));
@@ -122,6 +217,39 @@ class RocksEngine final : public Engine {
     if (s.ok()) return true;
     if (!s.IsNotFound()) Die(name(), s.ToString());
     return false;
+  }
+  void Scan(std::string_view start, int n, const Visit& visit) override {
+    std::unique_ptr<rocksdb::Iterator> it(
+        db_->NewIterator(rocksdb::ReadOptions()));
+    ScanPeer<rocksdb::Slice>(it.get(), start, n, visit, name());
+  }
+  // Filter bytes from the tables' aggregated properties; bytes written from
+  // the compaction statistics' Sum row (flushes are its level-0 writes);
+  // the stall from the DB statistics' "Cumulative stall: H:M:S" line.
+  EngineFacts Facts(const std::string&) override {
+    EngineFacts f;
+    std::map<std::string, std::string> m;
+    if (db_->GetMapProperty("rocksdb.aggregated-table-properties", &m)) {
+      f.filter_bytes = ParseInt(m["filter_size"]);
+    }
+    m.clear();
+    if (db_->GetMapProperty("rocksdb.cfstats", &m) &&
+        m.count("compaction.Sum.WriteGB") > 0) {
+      f.table_bytes_written = static_cast<int64_t>(
+          std::stod(m["compaction.Sum.WriteGB"]) * 1073741824.0);
+    }
+    std::string db_stats;
+    db_->GetProperty("rocksdb.dbstats", &db_stats);
+    const size_t at = db_stats.find("Cumulative stall: ");
+    int h = 0, min = 0;
+    double sec = 0;
+    if (at != std::string::npos &&
+        std::sscanf(db_stats.c_str() + at, "Cumulative stall: %d:%d:%lf", &h,
+                    &min, &sec) == 3) {
+      f.stall_micros =
+          static_cast<int64_t>(((h * 60.0 + min) * 60.0 + sec) * 1e6);
+    }
+    return f;
   }
   void Flush() override {
     rocksdb::Status s = db_->Flush(rocksdb::FlushOptions());
@@ -194,6 +322,45 @@ class LevelEngine final : public Engine {
     if (s.ok()) return true;
     if (!s.IsNotFound()) Die(name(), s.ToString());
     return false;
+  }
+  void Scan(std::string_view start, int n, const Visit& visit) override {
+    std::unique_ptr<leveldb::Iterator> it(
+        db_->NewIterator(leveldb::ReadOptions()));
+    ScanPeer<leveldb::Slice>(it.get(), start, n, visit, name());
+  }
+  // LevelDB reports neither filter memory nor stalls: the filter bytes are
+  // read from its table files (the live ones: compaction is done); bytes
+  // written are the Write(MB) column of "leveldb.stats", whose level rows
+  // include the memtable flushes.
+  EngineFacts Facts(const std::string& dir) override {
+    EngineFacts f;
+    // "leveldb.sstables" lists the live files, "  <number>:<size>[...]".
+    std::string tables;
+    db_->GetProperty("leveldb.sstables", &tables);
+    std::istringstream files(tables);
+    std::string line;
+    f.filter_bytes = 0;
+    while (std::getline(files, line)) {
+      unsigned long long number = 0, size = 0;
+      if (std::sscanf(line.c_str(), " %llu:%llu", &number, &size) == 2) {
+        f.filter_bytes +=
+            LevelDbFilterBytes(absl::StrFormat("%s/%06d.ldb", dir, number));
+      }
+    }
+    std::string stats;
+    db_->GetProperty("leveldb.stats", &stats);
+    std::istringstream lines(stats);
+    double mb = 0;
+    while (std::getline(lines, line)) {
+      int level = 0, files = 0;
+      double size = 0, time = 0, read = 0, write = 0;
+      if (std::sscanf(line.c_str(), "%d %d %lf %lf %lf %lf", &level, &files,
+                      &size, &time, &read, &write) == 6) {
+        mb += write;
+      }
+    }
+    f.table_bytes_written = static_cast<int64_t>(mb * 1048576.0);
+    return f;
   }
   // LevelDB has no public flush; writing past the memtable size forces one
   // eventually, and CompactRange on an empty range flushes the memtable.

@@ -4,9 +4,46 @@
 #include <utility>
 
 #include "db/filename.h"
+#include "sift/rate_limiter.h"
 #include "util/status_macros.h"
 
 namespace sift {
+namespace {
+
+// Charges every append to Options::rate_limiter before the file sees it.
+class RateLimitedFile final : public WritableFile {
+ public:
+  RateLimitedFile(std::unique_ptr<WritableFile> file, RateLimiter* limiter,
+                  IOPriority priority, Env* env, StatisticsImpl* stats)
+      : file_(std::move(file)),
+        limiter_(limiter),
+        priority_(priority),
+        env_(env),
+        stats_(stats) {}
+
+  absl::Status Append(std::string_view data) override {
+    const uint64_t start = env_->NowMicros();
+    limiter_->Request(static_cast<int64_t>(data.size()), priority_);
+    if (stats_ != nullptr) {
+      stats_->Add(config::kNoLevel, kRateLimiterBytes, data.size());
+      stats_->Add(config::kNoLevel, kRateLimiterWaitMicros,
+                  env_->NowMicros() - start);
+    }
+    return file_->Append(data);
+  }
+  absl::Status Flush() override { return file_->Flush(); }
+  absl::Status Sync() override { return file_->Sync(); }
+  absl::Status Close() override { return file_->Close(); }
+
+ private:
+  const std::unique_ptr<WritableFile> file_;
+  RateLimiter* const limiter_;
+  const IOPriority priority_;
+  Env* const env_;
+  StatisticsImpl* const stats_;
+};
+
+}  // namespace
 
 OutputFile::OutputFile(std::string path, Env* env, uint64_t number,
                        std::unique_ptr<WritableFile> file,
@@ -24,10 +61,15 @@ OutputFile::~OutputFile() {
 
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(
     const std::string& dbname, Env* env, const Options& options,
-    uint64_t number, int level) {
+    uint64_t number, int level, StatisticsImpl* stats) {
   std::string path = TableFileName(dbname, number);
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
                    env->NewWritableFile(path));
+  if (options.rate_limiter != nullptr) {
+    file = std::make_unique<RateLimitedFile>(
+        std::move(file), options.rate_limiter.get(),
+        level == 0 ? IOPriority::kHigh : IOPriority::kLow, env, stats);
+  }
   return std::unique_ptr<OutputFile>(new OutputFile(
       std::move(path), env, number, std::move(file), options, level));
 }
@@ -111,7 +153,8 @@ void OutputFile::Abandon() {
 absl::Status BuildTable(const std::string& dbname, Env* env,
                         const Options& options, TableCache* cache,
                         Iterator* iter, uint64_t number, FileMetaData* meta,
-                        const std::vector<RangeTombstone>& range_tombstones) {
+                        const std::vector<RangeTombstone>& range_tombstones,
+                        StatisticsImpl* stats) {
   meta->file_size = 0;
   iter->SeekToFirst();
   if (!iter->Valid() && (!iter->status().ok() || range_tombstones.empty())) {
@@ -119,7 +162,7 @@ absl::Status BuildTable(const std::string& dbname, Env* env,
   }
   ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out,
                    OutputFile::Create(dbname, env, options, number,
-                                      /*level=*/0));
+                                      /*level=*/0, stats));
   for (; iter->Valid(); iter->Next()) {
     RETURN_IF_ERROR(out->Add(iter->key(), iter->value()));
   }

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "db/statistics_impl.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "sift/env.h"
@@ -23,13 +24,16 @@ namespace sift {
 
 // One table file being written. Finish makes it durable (sync, close) and
 // opens it through the table cache, so a file enters a Version only once it
-// is known to read back.
+// is known to read back. With Options::rate_limiter every byte is charged
+// to it before it is handed to the file (a flush at kHigh priority, a
+// compaction at kLow), counted in stats (sift.rate.limiter.*) when given.
 class OutputFile {
  public:
-  // `level` picks the filter layout (FilterLayoutForLevel); a flush passes 0.
+  // `level` picks the filter layout (FilterLayoutForLevel) and the rate
+  // limiter's priority; a flush passes 0.
   static absl::StatusOr<std::unique_ptr<OutputFile>> Create(
       const std::string& dbname, Env* env, const Options& options,
-      uint64_t number, int level);
+      uint64_t number, int level, StatisticsImpl* stats = nullptr);
   ~OutputFile();
 
   absl::Status Add(std::string_view ikey, std::string_view value);
@@ -69,12 +73,14 @@ class OutputFile {
   bool done_ = false;
 };
 
-// Writes every entry of iter, and range_tombstones, to table file `number`.
+// Writes every entry of iter, and range_tombstones, to table file `number`
+// (a flush's output: OutputFile::Create at level 0, counting into stats).
 // With neither, no file is written (meta->file_size stays 0).
 absl::Status BuildTable(
     const std::string& dbname, Env* env, const Options& options,
     TableCache* cache, Iterator* iter, uint64_t number, FileMetaData* meta,
-    const std::vector<RangeTombstone>& range_tombstones = {});
+    const std::vector<RangeTombstone>& range_tombstones = {},
+    StatisticsImpl* stats = nullptr);
 
 }  // namespace sift
 

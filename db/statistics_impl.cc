@@ -38,6 +38,9 @@ const char* TickerName(Ticker t) {
       "sift.memtable.filter.true.positive",
       "sift.filter.rebuild.count",
       "sift.filter.rebuild.write.bytes",
+      "sift.flush.write.bytes",
+      "sift.rate.limiter.bytes",
+      "sift.rate.limiter.wait.micros",
   };
   return t < kNumTickers ? kNames[t] : "sift.unknown";
 }

@@ -320,6 +320,30 @@ TEST_F(DbBenchTest, RocksDbFlagsAreAcceptedWithTheirMeaning) {
   EXPECT_EQ(lines[4].operations, 1);  // nothing left to scan: "1", as RocksDB
 }
 
+// RocksDB's --rate_limiter_bytes_per_sec: flushes and compactions are
+// charged to a limiter of that rate (every table byte they write).
+TEST_F(DbBenchTest, RateLimiterFlagChargesEveryTableByte) {
+  CommandResult r = Bench(
+      "--num=20000 --write_buffer_size=262144 --target_file_size_base=262144 "
+      "--rate_limiter_bytes_per_sec=67108864 --statistics=1 --seed=3 "
+      "--benchmarks=fillrandom,waitforcompaction,compactall");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Rate limiter: 67108864 bytes/second"),
+            std::string::npos);
+  auto c = ParseStatistics(r.out);
+  EXPECT_GT(c["sift.flush.write.bytes"], 1000000u);
+  EXPECT_GT(c["sift.compact.write.bytes"], 1000000u);
+  EXPECT_EQ(c["sift.rate.limiter.bytes"],
+            c["sift.flush.write.bytes"] + c["sift.compact.write.bytes"]);
+  for (const char* bad : {"--rate_limiter_bytes_per_sec=-1",
+                          "--rate_limiter_refill_period_us=0"}) {
+    CommandResult e = Bench(absl::StrCat("--benchmarks=fillseq ", bad));
+    EXPECT_EQ(e.exit_code, 1) << bad;
+    EXPECT_NE(e.err.find(std::string(bad).substr(2, 20)), std::string::npos)
+        << bad << ": " << e.err;
+  }
+}
+
 TEST_F(DbBenchTest, NewBenchmarksReportWhatTheyDid) {
   CommandResult r = Bench(
       "--num=3000 --reads=1000 --seed=11 --readwritepercent=80 "

@@ -21,6 +21,7 @@
 
 #include "gtest/gtest.h"
 #include "sift/options.h"
+#include "sift/rate_limiter.h"
 #include "tests/testutil/testutil.h"
 
 namespace sift::test {
@@ -36,6 +37,12 @@ Options SmallSizes() {
   o.max_file_size = 64 << 10;
   o.block_size = 1024;
   o.level0_compaction_trigger = 2;
+  // Flushes and compactions charge a limiter shared by every DB the test
+  // opens (fast enough not to slow it), from the background thread while
+  // the readers and writers run.
+  static const std::shared_ptr<RateLimiter> limiter =
+      NewGenericRateLimiter(256 << 20, 1000);
+  o.rate_limiter = limiter;
   return o;
 }
 

@@ -144,9 +144,9 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       if (!status.ok()) break;
     }
     if (out == nullptr) {
-      auto created =
-          OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
-                             ctx.new_file_number(), c->output_level());
+      auto created = OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
+                                        ctx.new_file_number(),
+                                        c->output_level(), ctx.stats);
       if (!created.ok()) {
         status = created.status();
         break;
@@ -159,8 +159,9 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
   if (status.ok() && out == nullptr &&
       !range_dels.ForOutput(std::nullopt, std::nullopt).empty()) {
     // Every entry was dropped, but some tombstones must stay.
-    auto created = OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
-                                      ctx.new_file_number(), c->output_level());
+    auto created =
+        OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
+                           ctx.new_file_number(), c->output_level(), ctx.stats);
     status = created.status();
     if (created.ok()) out = *std::move(created);
   }

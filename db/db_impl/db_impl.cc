@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "db/filename.h"
+#include "sift/rate_limiter.h"
 #include "table/table_builder.h"
 #include "util/status_macros.h"
 
@@ -72,6 +73,12 @@ absl::Status ValidateOptions(const Options& o) {
                                 o.level0_slowdown_writes_trigger, 1000));
   RETURN_IF_ERROR(CheckRange("delayed_write_rate", o.delayed_write_rate,
                              uint64_t{1} << 10, uint64_t{1} << 40));
+  if (o.rate_limiter != nullptr && o.rate_limiter->GetBytesPerSecond() <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::rate_limiter must allow more than 0 bytes per "
+                     "second, got ",
+                     o.rate_limiter->GetBytesPerSecond()));
+  }
   if (static_cast<uint8_t>(o.wal_recovery_mode) >
       static_cast<uint8_t>(WALRecoveryMode::kSkipAnyCorruptedRecords)) {
     return absl::InvalidArgumentError(

@@ -77,7 +77,7 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
         mem->RangeTombstoneList();
     mu_.Unlock();
     s = BuildTable(dbname_, env_, options, table_cache_.get(), iter.get(),
-                   number, meta.get(), range_tombstones);
+                   number, meta.get(), range_tombstones, &stats_);
     mu_.Lock();
   }
   if (s.ok() && meta->file_size > 0) {
@@ -95,8 +95,9 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
       // Above the compaction's output: newer data stays above older.
       level = std::max(0, running->output_level - 1);
     }
-    edit->AddFile(level, std::move(meta));
     stats_.Add(config::kNoLevel, kFlushes);
+    stats_.Add(config::kNoLevel, kFlushBytesWritten, meta->file_size);
+    edit->AddFile(level, std::move(meta));
   }
   return s;
 }

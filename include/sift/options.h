@@ -16,6 +16,7 @@ namespace sift {
 
 class Env;
 class FilterPolicy;
+class RateLimiter;
 class Snapshot;
 
 // How a filter lays out its bits. Stored in every filter's trailer, so files
@@ -188,6 +189,20 @@ struct Options {
   // Number of table files kept open (each open file keeps its filter and
   // index in memory). Default: 1000.
   int max_open_files = 1000;
+
+  // A cap on the bytes per second the table files of flushes and
+  // compactions are written at (sift/rate_limiter.h;
+  // NewGenericRateLimiter(bytes_per_second)), so background work leaves
+  // disk bandwidth to reads and the WAL. Flushes are served before
+  // compactions. Shared by every DB given the same limiter, which then
+  // share its rate; a database-wide setting, it belongs to DBOptions once
+  // Options is split into DBOptions and ColumnFamilyOptions. Too low a
+  // rate slows flushes and compactions until writes stall on a full
+  // memtable or a deep level 0. WAL writes, reads and RebuildFilters'
+  // replacement filter files are not charged. GetStatistics counts the
+  // bytes charged and the time waited (sift.rate.limiter.*). The rate must
+  // be > 0. Default: null, no cap.
+  std::shared_ptr<RateLimiter> rate_limiter;
 
   // ---- Table layout -----------------------------------------------------
 

@@ -55,6 +55,11 @@ enum Ticker : uint32_t {
   // DB::RebuildFilters: replacement filters recorded, and their files' bytes.
   kFilterRebuilds,             // sift.filter.rebuild.count
   kFilterRebuildBytesWritten,  // sift.filter.rebuild.write.bytes
+  kFlushBytesWritten,          // sift.flush.write.bytes (table bytes)
+  // Options::rate_limiter: the table bytes flushes and compactions were
+  // charged, and the time they waited for them.
+  kRateLimiterBytes,       // sift.rate.limiter.bytes
+  kRateLimiterWaitMicros,  // sift.rate.limiter.wait.micros
   kNumTickers
 };
 

@@ -9,8 +9,8 @@
 // 2. SstFileWriter -> SstFileReader round trip of a few thousand keys: the
 //    properties (fp chance, filter keys, entries), every Get, both
 //    iteration directions, absent keys, VerifyChecksum.
-// 3. DB: open (create), put, delete, get, flush, close, reopen, get and
-//    MultiGet again, iterate; then DestroyDB.
+// 3. DB: open (create, with a rate limiter), put, delete, get, flush,
+//    close, reopen, get and MultiGet again, iterate; then DestroyDB.
 
 #include <cstdint>
 #include <cstdio>
@@ -27,8 +27,10 @@
 #include "sift/filter_policy.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
+#include "sift/rate_limiter.h"
 #include "sift/sst_file_reader.h"
 #include "sift/sst_file_writer.h"
+#include "sift/statistics.h"
 #include "sift/table_properties.h"
 
 namespace {
@@ -151,6 +153,10 @@ void CheckDb(const std::string& dir) {
   sift::Options options;
   options.create_if_missing = true;
   options.write_buffer_size = 64 << 10;  // a few flushes to level 0
+  // Flushes charged to a rate limiter (fast: it caps nothing here).
+  const std::shared_ptr<sift::RateLimiter> limiter =
+      sift::NewGenericRateLimiter(256 << 20);
+  options.rate_limiter = limiter;
   {
     auto db = sift::DB::Open(options, path);
     if (!CheckOk(db.status(), "DB::Open (create)")) return;
@@ -164,6 +170,10 @@ void CheckDb(const std::string& dir) {
       CheckOk((*db)->Delete(sift::WriteOptions(), Key(i)), "DB::Delete");
     }
     CheckOk((*db)->Flush(), "DB::Flush");
+    Check(limiter->GetTotalBytesThrough() > 0 &&
+              (*db)->GetStatistics().Get(sift::kRateLimiterBytes) ==
+                  static_cast<uint64_t>(limiter->GetTotalBytesThrough()),
+          "flushes charged to Options::rate_limiter");
     // The last writes stay in the WAL only: reopen must replay them.
     CheckOk((*db)->Put(sift::WriteOptions(), "last", "in the log"), "Put");
   }

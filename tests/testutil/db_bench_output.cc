@@ -1,5 +1,6 @@
 #include "tests/testutil/db_bench_output.h"
 
+#include <cstdlib>
 #include <regex>
 #include <sstream>
 
@@ -62,6 +63,34 @@ std::map<std::string, uint64_t> ParseStatistics(const std::string& out) {
     if (std::regex_match(line, m, kCount)) counts[m[1]] = std::stoull(m[2]);
   }
   return counts;
+}
+
+std::map<std::string, YcsbLines> ParseYcsb(const std::string& out) {
+  static const std::regex kLine(R"(^\[([A-Z-]+)\], ([^,]+), (.*)$)");
+  std::map<std::string, YcsbLines> blocks;
+  std::string workload;
+  std::istringstream in(out);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, m, kLine)) {
+      const std::string value = m[3];
+      char* end = nullptr;
+      const double v = std::strtod(value.c_str(), &end);
+      EXPECT_TRUE(!value.empty() && *end == '\0') << "not a number: " << line;
+      blocks[workload][m[1]][m[2]] = v;
+      continue;
+    }
+    const size_t colon = line.find(" : ");
+    if (colon == std::string::npos) continue;
+    const std::string head = line.substr(0, colon);
+    const size_t last = head.find_last_not_of(' ');
+    const size_t first = head.find_last_of(' ', last);
+    workload =
+        head.substr(first == std::string::npos ? 0 : first + 1,
+                    last - (first == std::string::npos ? 0 : first + 1) + 1);
+  }
+  return blocks;
 }
 
 }  // namespace sift::test

@@ -54,6 +54,14 @@ std::vector<ReportLine> ParseReport(const std::string& out);
 // "name COUNT : N" lines after "STATISTICS:".
 std::map<std::string, uint64_t> ParseStatistics(const std::string& out);
 
+// YCSB's lines ("[READ], Operations, 500"), by the workload of the report
+// line before them (the last word before " : ": "ycsba" of db_bench's
+// "ycsba   : ..." and of peer_bench's "sift   ycsba   : ..."):
+// ycsb["ycsba"]["READ"]["Operations"] == 500. A YCSB line whose value is
+// not a number fails the calling test.
+using YcsbLines = std::map<std::string, std::map<std::string, double>>;
+std::map<std::string, YcsbLines> ParseYcsb(const std::string& out);
+
 }  // namespace sift::test
 
 #endif  // SIFT_TESTS_TESTUTIL_DB_BENCH_OUTPUT_H_

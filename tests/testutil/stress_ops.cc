@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "sift/rate_limiter.h"
 #include "tests/testutil/model_checks.h"
 #include "util/random.h"
 #include "util/status_macros.h"
@@ -191,6 +192,10 @@ void DrawReopenOptions(uint32_t seed, Options* options) {
   options->block_size = size_t{256} << rnd.Uniform(5);
   options->max_open_files = rnd.OneIn(3) ? 10 : 1000;
   options->level0_compaction_trigger = 1 + static_cast<int>(rnd.Uniform(8));
+  // Background writes through a rate limiter too (fast enough not to slow
+  // the test: 64 MiB/s in 1 ms refills).
+  options->rate_limiter =
+      rnd.OneIn(3) ? NewGenericRateLimiter(64 << 20, 1000) : nullptr;
 }
 
 StressRunner::StressRunner(const Options& options)
