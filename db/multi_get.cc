@@ -8,6 +8,7 @@
 #include "db/file_probe.h"
 #include "table/internal_key.h"
 #include "util/hash.h"
+#include "util/invariant.h"
 
 namespace sift {
 namespace {
@@ -99,6 +100,8 @@ class LevelProbe {
     asked_.clear();
     // Before the filter: its "no" says nothing of the file's tombstones,
     // which may delete the key's entries in older files.
+    SIFT_INVARIANT(fk.file->facts.has_value(),
+                   "FileMetaData::facts is set in every installed Version");
     const bool tombstones =
         range_dels_ && fk.file->facts->num_range_deletions > 0;
     for (size_t i = fk.begin; i < fk.end; ++i) {

@@ -10,6 +10,7 @@
 #include "db/file_probe.h"
 #include "db/iterator/level_iterator.h"
 #include "table/table.h"
+#include "util/invariant.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -162,6 +163,8 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
   auto covered = [&](const Candidate& decider, SequenceNumber found_seq) {
     with_tombstones.push_back(decider);
     for (const Candidate& c : with_tombstones) {
+      SIFT_INVARIANT(c.file->facts.has_value(),
+                     "FileMetaData::facts is set in every installed Version");
       if (c.file->facts->num_range_deletions == 0) continue;
       status = RaiseCovering(*c.file, c.table, key, cache, covering);
       if (!status.ok()) return false;
@@ -181,6 +184,8 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
         }
         return true;
       }
+      SIFT_INVARIANT(batch[c].file->facts.has_value(),
+                     "FileMetaData::facts is set in every installed Version");
       if (covering != nullptr && batch[c].file->facts->num_range_deletions) {
         with_tombstones.push_back(batch[c]);
       }

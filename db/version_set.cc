@@ -83,10 +83,35 @@ VersionSet::VersionSet(std::string dbname, const Options& options,
 VersionSet::~VersionSet() = default;
 
 void VersionSet::AppendVersion(std::shared_ptr<Version> v) {
+  if constexpr (kInvariantChecks) CheckInvariants(*v);
   if (table_cache_ != nullptr) v->pinned = table_cache_->Pinned(v->files);
   Finalize(v.get());
   all_versions_.push_back(v);
   current_ = std::move(v);
+}
+
+void VersionSet::CheckInvariants(const Version& v) const {
+  for (int level = 0; level < config::kNumLevels; ++level) {
+    const FileList& files = v.files[level];
+    for (size_t i = 0; i < files.size(); ++i) {
+      const FileMetaData& f = *files[i];
+      SIFT_INVARIANT(f.facts.has_value(),
+                     "every file of an installed Version has its facts");
+      SIFT_INVARIANT(icmp_.Compare(f.smallest, f.largest) <= 0,
+                     "a file's smallest key is not above its largest");
+      if (i == 0) continue;
+      const FileMetaData& prev = *files[i - 1];
+      if (level == 0) {
+        SIFT_INVARIANT(prev.number > f.number,
+                       "level 0 is ordered newest (highest number) first");
+      } else {
+        SIFT_INVARIANT(
+            icmp_.CompareUser(prev.largest_user_key(), f.smallest_user_key()) <
+                0,
+            "files at levels >= 1 are sorted and disjoint by user key");
+      }
+    }
+  }
 }
 
 uint64_t VersionSet::MaxBytesForLevel(int level) const {
@@ -144,6 +169,7 @@ absl::Status VersionSet::CreateNew() {
 }
 
 absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
+  mu->AssertHeld();
   if (edit->log_number_) {
     MarkFileNumberUsed(*edit->log_number_);
   } else {

@@ -28,6 +28,7 @@
 #include "sift/env.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
+#include "util/invariant.h"
 #include "util/mutex.h"
 
 namespace sift {
@@ -76,7 +77,10 @@ class VersionSet {
   SequenceNumber LastSequence() const {
     return last_sequence_.load(std::memory_order_acquire);
   }
+  // REQUIRES: s >= LastSequence() (sequences only move forward).
   void SetLastSequence(SequenceNumber s) {
+    SIFT_INVARIANT(s >= LastSequence() && s <= kMaxSequenceNumber,
+                   "the last sequence only moves forward, within 56 bits");
     last_sequence_.store(s, std::memory_order_release);
   }
 
@@ -112,6 +116,11 @@ class VersionSet {
   friend class Compaction;
 
   void Finalize(Version* v) const;
+  // In the invariant-check mode (util/invariant.h), aborts unless v keeps
+  // Version's promises (docs/DESIGN.md, "Invariants"): every file has its
+  // facts and smallest <= largest; level 0 is ordered newest (highest
+  // number) first; levels >= 1 are sorted and disjoint by user key.
+  void CheckInvariants(const Version& v) const;
   void AppendVersion(std::shared_ptr<Version> v);
   absl::Status WriteSnapshot(log::Writer* log) const;
   absl::Status ReadManifest(const std::string& name, VersionEdit* merged,

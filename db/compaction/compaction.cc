@@ -1,6 +1,7 @@
 #include "db/compaction/compaction.h"
 
 #include "db/filter_allocation.h"
+#include "util/invariant.h"
 
 namespace sift {
 
@@ -34,6 +35,8 @@ bool Compaction::IsTrivialMove(const Options& options) const {
   // A move keeps the old filter: only if it was built the way new files
   // would be.
   const FileMetaData& f = *inputs_[0][0];
+  SIFT_INVARIANT(f.facts.has_value(),
+                 "FileMetaData::facts is set in every installed Version");
   return FilterIsCurrent(*f.facts, OutputFilter(options, FileKeys(f)));
 }
 

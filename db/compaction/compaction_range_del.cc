@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "table/table.h"
+#include "util/invariant.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -22,6 +23,8 @@ bool SnapshotBetween(const std::vector<SequenceNumber>& snapshots,
 // f's entries and them, cover f's whole user-key range.
 bool CoveredWhole(const FragmentedRangeTombstones& t, const FileMetaData& f,
                   const std::vector<SequenceNumber>& snapshots) {
+  SIFT_INVARIANT(f.facts.has_value(),
+                 "FileMetaData::facts is set in every installed Version");
   const auto& frags = t.fragments();
   std::string_view at = f.smallest_user_key();
   auto it = std::upper_bound(frags.begin(), frags.end(), at,
@@ -63,6 +66,8 @@ absl::StatusOr<CompactionRangeDels> CompactionRangeDels::Load(
   std::vector<RangeTombstone> every;
   for (int which = 0; which < 2; ++which) {
     for (const auto& f : c.inputs(which)) {
+      SIFT_INVARIANT(f->facts.has_value(),
+                     "FileMetaData::facts is set in every installed Version");
       if (f->facts->num_range_deletions == 0) continue;
       ASSIGN_OR_RETURN(std::shared_ptr<const Table> table, cache->Get(*f));
       per_file.emplace_back(f->number,

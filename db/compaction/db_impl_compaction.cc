@@ -12,6 +12,7 @@
 #include "db/compaction/compaction_job.h"
 #include "db/db_impl/db_impl.h"
 #include "db/filter_allocation.h"
+#include "util/invariant.h"
 #include "util/status_macros.h"
 
 namespace sift {
@@ -40,6 +41,7 @@ CompactionRange RangeOf(const Compaction& c) {
 }  // namespace
 
 absl::Status DBImpl::InstallCompaction(Compaction* c) {
+  mu_.AssertHeld();
   // The outputs' numbers, protected until the edit naming them is
   // installed (or, on failure, the compaction deleted them).
   std::vector<PendingOutput> outputs;
@@ -88,6 +90,7 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
 }
 
 absl::Status DBImpl::DoCompaction(std::unique_ptr<Compaction> c) {
+  mu_.AssertHeld();
   const absl::Status s = InstallCompaction(c.get());
   c.reset();  // drops the input Version: its files may now be obsolete
   // A failed install may still have reached the MANIFEST, naming outputs
@@ -99,12 +102,15 @@ absl::Status DBImpl::DoCompaction(std::unique_ptr<Compaction> c) {
 }
 
 absl::Status DBImpl::BackgroundCompaction() {
+  mu_.AssertHeld();
   std::unique_ptr<Compaction> c = versions_->PickCompaction();
   if (c == nullptr) return absl::OkStatus();
   return DoCompaction(std::move(c));
 }
 
 bool DBImpl::NeedsRewrite(const FileMetaData& f, int level) const {
+  SIFT_INVARIANT(f.facts.has_value(),
+                 "FileMetaData::facts is set in every installed Version");
   const FileFacts& facts = *f.facts;
   if (facts.num_deletions > 0 || facts.num_range_deletions > 0) return true;
   // More entries than distinct keys: older versions, kept for snapshots
@@ -120,6 +126,7 @@ bool DBImpl::NeedsRewrite(const FileMetaData& f, int level) const {
 }
 
 absl::Status DBImpl::ManualCompactionStep() {
+  mu_.AssertHeld();
   ManualCompaction* m = manual_;
   const std::optional<std::string_view> begin(m->begin), end(m->end);
   std::unique_ptr<Compaction> c;

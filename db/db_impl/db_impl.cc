@@ -173,6 +173,7 @@ DBImpl::~DBImpl() {
 }
 
 void DBImpl::InstallReadView() {
+  mu_.AssertHeld();
   auto view = std::make_shared<ReadView>();
   view->mem = mem_;
   view->imm = imm_;

@@ -16,6 +16,7 @@
 namespace sift {
 
 void DBImpl::RecordBackgroundError(const absl::Status& s) {
+  mu_.AssertHeld();
   if (bg_error_.ok() && !s.ok()) {
     bg_error_ = s;
     bg_cv_.SignalAll();
@@ -23,6 +24,7 @@ void DBImpl::RecordBackgroundError(const absl::Status& s) {
 }
 
 bool DBImpl::HasBackgroundWork() const {
+  mu_.AssertHeld();
   return bg_error_.ok() && !ingest_running_ &&
          (imm_ != nullptr || (manual_ != nullptr && !manual_->done) ||
           (filter_install_ != nullptr && !filter_install_->done) ||
@@ -30,6 +32,7 @@ bool DBImpl::HasBackgroundWork() const {
 }
 
 void DBImpl::BackgroundLoop() {
+  mu_.AssertHeld();
   MutexLock l(&mu_);
   while (true) {
     while (!shutting_down_ && !HasBackgroundWork()) bg_cv_.Wait(&mu_);
@@ -53,6 +56,7 @@ void DBImpl::BackgroundLoop() {
 }
 
 PendingOutput DBImpl::NewPendingOutput() {
+  mu_.AssertHeld();
   return pending_outputs_.Reserve(versions_->NewFileNumber());
 }
 
@@ -103,6 +107,7 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
 }
 
 absl::Status DBImpl::FlushImmutable() {
+  mu_.AssertHeld();
   VersionEdit edit;
   // Keep the Version alive while the mutex is released.
   const std::shared_ptr<const Version> base = versions_->current();
@@ -140,6 +145,7 @@ absl::Status DBImpl::WaitForCompaction() {
 }
 
 void DBImpl::DeleteObsoleteFiles() {
+  mu_.AssertHeld();
   if (!bg_error_.ok()) return;  // the state on disk may be in doubt: keep all
   // Decide what is live under the mutex, in one step; list the directory
   // and unlink without it, so writes, snapshots and properties never wait

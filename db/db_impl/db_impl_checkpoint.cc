@@ -85,6 +85,7 @@ void RemoveCheckpointDir(Env* env, const std::string& dir) {
 }  // namespace
 
 absl::Status DBImpl::CaptureCheckpointState(CheckpointState* state) {
+  mu_.AssertHeld();
   return RunAsFrontWriter([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     RETURN_IF_ERROR(bg_error_);
     state->version = versions_->current();

@@ -145,6 +145,7 @@ absl::Status DBImpl::PlaceIngestedFiles(const std::vector<ExternalFile>& files,
 
 absl::Status DBImpl::FlushForIngest(const std::vector<ExternalFile>& files,
                                     bool allow_blocking_flush) {
+  mu_.AssertHeld();
   auto overlaps = [&](const MemTable* mem) {
     if (mem == nullptr) return false;
     for (const ExternalFile& f : files) {

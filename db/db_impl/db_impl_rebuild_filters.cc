@@ -105,6 +105,7 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
 }
 
 absl::Status DBImpl::InstallReplacementFilter() {
+  mu_.AssertHeld();
   FilterInstall* in = filter_install_;
   const std::shared_ptr<const Version> v = versions_->current();
   int level = -1;

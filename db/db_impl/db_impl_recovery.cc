@@ -45,6 +45,7 @@ absl::Status DBImpl::NoDatabaseError() const {
 }
 
 absl::Status DBImpl::CreateNewDatabase() {
+  mu_.AssertHeld();
   // A directory with a table or a non-empty log but no CURRENT is a
   // damaged DB, not a new one: do not start over on top of its data.
   // Anything else of ours (a MANIFEST, a temp file, an empty log) is what
@@ -80,6 +81,7 @@ absl::Status DBImpl::CreateNewDatabase() {
 
 absl::Status DBImpl::Recover(VersionEdit* edit,
                              std::vector<PendingOutput>* outputs) {
+  mu_.AssertHeld();
   // A read-only open creates nothing, not even the directory or LOCK.
   if (!read_only_) {
     // Without create_if_missing, no directory and no LOCK file are made
@@ -227,6 +229,7 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
 }
 
 absl::Status DBImpl::VerifyAllTables() {
+  mu_.AssertHeld();
   const auto v = versions_->current();
   for (const auto& level : v->files) {
     for (const auto& f : level) {

@@ -7,6 +7,7 @@
 namespace sift {
 
 absl::Status DBImpl::ResumeAsFrontWriter() {
+  mu_.AssertHeld();
   // With bg_error_ set the background thread starts nothing new; wait out
   // what it is doing.
   while (bg_running_) bg_cv_.Wait(&mu_);

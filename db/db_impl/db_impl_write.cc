@@ -159,6 +159,7 @@ absl::Status DBImpl::Resume() {
 }
 
 absl::Status DBImpl::RunAsFrontWriter(absl::FunctionRef<absl::Status()> fn) {
+  mu_.AssertHeld();
   Writer w(nullptr, false);
   writers_.push_back(&w);
   while (&w != writers_.front()) {
@@ -175,6 +176,7 @@ absl::Status DBImpl::RunAsFrontWriter(absl::FunctionRef<absl::Status()> fn) {
 // that keeps a small write's latency low. A sync write is not grouped behind
 // a non-sync leader (it would return without its sync).
 WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
+  mu_.AssertHeld();
   Writer* first = writers_.front();
   WriteBatch* result = first->batch;
   size_t size = WriteBatchInternal::ByteSize(first->batch);
@@ -199,6 +201,7 @@ WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
 }
 
 absl::Status DBImpl::NewLogFile() {
+  mu_.AssertHeld();
   const uint64_t number = versions_->NewFileNumber();
   WritableFile* const old = logfile_.get();
   absl::StatusOr<std::unique_ptr<WritableFile>> file;
@@ -242,6 +245,7 @@ absl::Status DBImpl::NewLogFile() {
 }
 
 absl::Status DBImpl::MakeRoomForWrite(bool force, size_t bytes) {
+  mu_.AssertHeld();
   bool allow_delay = !force;
   const int slowdown = options_.level0_slowdown_writes_trigger;
   const int stop = options_.level0_stop_writes_trigger;
