@@ -105,10 +105,8 @@ void VersionSet::CheckInvariants(const Version& v) const {
         SIFT_INVARIANT(prev.number > f.number,
                        "level 0 is ordered newest (highest number) first");
       } else {
-        SIFT_INVARIANT(
-            icmp_.CompareUser(prev.largest_user_key(), f.smallest_user_key()) <
-                0,
-            "files at levels >= 1 are sorted and disjoint by user key");
+        SIFT_INVARIANT(icmp_.Compare(prev.largest, f.smallest) < 0,
+                       "files at levels >= 1 are sorted and disjoint");
       }
     }
   }

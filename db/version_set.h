@@ -119,7 +119,7 @@ class VersionSet {
   // In the invariant-check mode (util/invariant.h), aborts unless v keeps
   // Version's promises (docs/DESIGN.md, "Invariants"): every file has its
   // facts and smallest <= largest; level 0 is ordered newest (highest
-  // number) first; levels >= 1 are sorted and disjoint by user key.
+  // number) first; levels >= 1 are sorted and disjoint (internal keys).
   void CheckInvariants(const Version& v) const;
   void AppendVersion(std::shared_ptr<Version> v);
   absl::Status WriteSnapshot(log::Writer* log) const;

@@ -144,17 +144,6 @@ TEST_F(VersionInstallTest, ValidVersionsInstall) {
   EXPECT_EQ(versions_->current()->NumFiles(1), 2);
 }
 
-TEST_F(VersionInstallTest, UserKeySplitAcrossFilesOfALevelIsCaught) {
-  SKIP_WITHOUT_INVARIANTS();
-  // Disjoint as internal keys (b#5 sorts before b#3), so the MANIFEST
-  // builder accepts it, but versions of user key "b" are in two files.
-  VersionEdit edit;
-  edit.AddFile(1, File(5, "a", 9, "b", 5));
-  edit.AddFile(1, File(6, "b", 3, "d", 1));
-  EXPECT_DEATH(Apply(&edit).IgnoreError(),
-               "files at levels >= 1 are sorted and disjoint by user key");
-}
-
 TEST_F(VersionInstallTest, FileWithoutFactsIsCaught) {
   SKIP_WITHOUT_INVARIANTS();
   VersionEdit edit;

@@ -32,7 +32,6 @@ bool DBImpl::HasBackgroundWork() const {
 }
 
 void DBImpl::BackgroundLoop() {
-  mu_.AssertHeld();
   MutexLock l(&mu_);
   while (true) {
     while (!shutting_down_ && !HasBackgroundWork()) bg_cv_.Wait(&mu_);

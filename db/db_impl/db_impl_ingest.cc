@@ -183,6 +183,7 @@ absl::Status DBImpl::InstallIngestedFiles(
     const std::vector<ExternalFile>& files, const IngestOptions& options,
     std::vector<uint64_t>* numbers, std::vector<PendingOutput>* reserved,
     bool* committed) {
+  mu_.AssertHeld();
   RETURN_IF_ERROR(bg_error_);
   if (shutting_down_) return absl::CancelledError("DB closed during ingest");
   RETURN_IF_ERROR(FlushForIngest(files, options.allow_blocking_flush));

@@ -164,6 +164,7 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
                                     std::vector<PendingOutput>* outputs,
                                     SequenceNumber* max_sequence,
                                     bool* stopped) {
+  mu_.AssertHeld();
   const std::string name = LogFileName(dbname_, number);
   std::string contents;
   RETURN_IF_ERROR(ReadFileToString(env_, name, &contents));
