@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 tools/setup.sh --plots
 build=${BUILD_DIR:-build}
 # shellcheck disable=SC2086
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIFT_INVARIANTS=OFF ${CMAKE_ARGS:-}
 cmake --build "$build" -j2 --target db_bench sst_dump
 
 db=${DB:-/tmp/siftdb-bench-$$}

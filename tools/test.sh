@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 tools/setup.sh
 build=${BUILD_DIR:-build}
 # shellcheck disable=SC2086
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIFT_INVARIANTS=ON \
+  ${CMAKE_ARGS:-}
 cmake --build "$build" -j2
 # shellcheck disable=SC2086
 ctest --test-dir "$build" --output-on-failure -j2 ${CTEST_ARGS:-}
