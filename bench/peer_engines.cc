@@ -54,7 +54,7 @@ int64_t ParseInt(std::string_view s) {
 }
 
 // The bytes of the filter block of one LevelDB table file, from its footer
-// and metaindex block as LevelDB's doc/table_format.md lays them out: the
+// and metaindex block as LevelDB's table format lays them out: the
 // footer (the file's last 48 bytes) starts with the metaindex block's
 // handle (varint64 offset, varint64 size); the block (followed by a type
 // byte, 1 = Snappy, and a crc) maps "filter.<policy name>" to the filter

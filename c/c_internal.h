@@ -1,5 +1,6 @@
-// The structs behind the opaque types of sift/c.h, shared by its two
-// implementation files: each holds the C++ object it stands for.
+// The structs behind the opaque types of sift/c.h, shared by the files that
+// implement it (c/*.cc) and by LevelDB's C API built on it (c/leveldb/):
+// each holds the C++ object it stands for.
 
 #ifndef SIFT_C_C_INTERNAL_H_
 #define SIFT_C_C_INTERNAL_H_

@@ -15,7 +15,7 @@
 // destructor empties every slot and forgets them, so no thread-local state
 // keeps a destroyed DB's views alive. Caches get process-unique ids, never
 // reused, so a new DB at a dead one's address never sees its views.
-// docs/DESIGN.md ("Read path under concurrency") has the costs at scale.
+// docs/DESIGN.md ("Read path at many cores") has the costs at scale.
 
 #ifndef SIFT_DB_READ_VIEW_H_
 #define SIFT_DB_READ_VIEW_H_

@@ -60,11 +60,6 @@ class SkipList {
     }
   }
 
-  bool Contains(const Key& key) const {
-    Node* x = FindGreaterOrEqual(key, nullptr);
-    return x != nullptr && compare_(key, x->key) == 0;
-  }
-
   class Iterator {
    public:
     explicit Iterator(const SkipList* list) : list_(list), node_(nullptr) {}

@@ -219,12 +219,6 @@ inline Row RowFor(uint64_t h, int seed, uint64_t num_slots) {
 
 inline uint64_t Fingerprint(uint64_t h) { return Remix(h); }
 
-// A stored 128-bit word: two little-endian 64-bit halves, low half first.
-inline U128 Load128(const uint8_t* p) {
-  const char* c = reinterpret_cast<const char*>(p);
-  return (static_cast<U128>(DecodeFixed64(c + 8)) << 64) | DecodeFixed64(c);
-}
-
 inline int Parity128(U128 x) {
   return __builtin_parityll(static_cast<uint64_t>(x) ^
                             static_cast<uint64_t>(x >> 64));

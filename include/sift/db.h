@@ -18,7 +18,7 @@
 // markers, so the example stays valid code.)
 //
 // Keys and values are arbitrary byte strings (empty and NUL bytes allowed);
-// keys are ordered bytewise.
+// keys are ordered by Options::comparator, bytewise unless one is given.
 //
 // Thread safety: a DB may be used from any number of threads at once
 // without external locking. Only one DB object (in one process) may have a

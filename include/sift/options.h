@@ -30,12 +30,12 @@ enum class FilterLayout : uint8_t {
   // cache miss. Needs a few percent more bits for the same false-positive
   // chance (chosen from the layout's own model so the measured rate meets it).
   kBlocked = 1,
-  // A Ribbon filter (util/ribbon.h): about 1.07 * log2(1/p) bits per key
-  // against kBlocked's 1.5 to 1.7 *: 25% to 36% less memory for the same
-  // false-positive chance, but about 2x the build time, a cached probe 2x to
-  // 3x slower, and two to four cache lines read per probe, not one. Where it
-  // would not be smaller (below about 250 keys at p = 0.01) or fails to
-  // build, a kBlocked filter is written instead; see also
+  // A Ribbon filter (util/ribbon.h): fewer bits per key than kBlocked for
+  // the same false-positive chance, but a slower build, a slower probe, and
+  // two to four cache lines read per probe, not one (measured figures:
+  // README.md, "Filters: layout and allocation"). Where it would not be
+  // smaller (below about 250 keys at p = 0.01) or fails to build, a
+  // kBlocked filter is written instead; see also
   // Options::bloom_before_level.
   kRibbon = 2,
 };
@@ -171,11 +171,8 @@ struct Options {
   // 0 nears level0_stop_writes_trigger (db/write_delay.h). RocksDB's
   // name. Lower: level 0 stays shallower under a burst (fewer files per
   // read), the burst takes longer. LevelDB instead sleeps 1 ms per write,
-  // which slows small writes far more: a 3M-key fillrandom of 116-byte
-  // writes ran 1.3-1.46x faster with this default than with 1 ms per write
-  // (16 MiB/s, RocksDB's starting rate: 1.1x slower), and level 0 never
-  // reached the stop trigger. Must be in [1 KiB, 1 TiB] per second.
-  // Default: 128 MiB/s.
+  // which slows small writes far more (measured: README.md, "Write
+  // delays"). Must be in [1 KiB, 1 TiB] per second. Default: 128 MiB/s.
   uint64_t delayed_write_rate = uint64_t{128} << 20;
 
   // When the MANIFEST (the log of which files make up the database) grows
@@ -255,11 +252,11 @@ struct Options {
   // below this one get kBlocked filters; deeper levels get kRibbon. 0 means
   // Ribbon everywhere. Ignored for other layouts. Must be >= 0.
   // Default: 1, Bloom for flushes only (level 0 holds nothing else), as in
-  // RocksDB's default. Measured (util/ribbon.h): Ribbon builds about 2x
-  // slower per key and a cached probe costs 2x to 3x, while level 0 holds a
-  // small share of the keys for a short while and a flush is on the write
-  // path; deeper levels hold most keys for long, where Ribbon saves 28% of
-  // filter memory at p = 0.01.
+  // RocksDB's default: Ribbon builds and probes more slowly, while level 0
+  // holds a small share of the keys for a short while and a flush is on the
+  // write path; deeper levels hold most keys for long, where Ribbon's
+  // smaller filters pay (figures: README.md, "Filters: layout and
+  // allocation").
   int bloom_before_level = 1;
 
   // Filter memory as a budget instead of one fp chance: > 0 gives every new
@@ -285,13 +282,11 @@ struct Options {
   // A block-cache miss then costs no system call and no copy, but a disk
   // error on a mapped page (a bad sector, a file cut short) kills the
   // process with SIGBUS instead of returning DataLoss, and mapped tables
-  // take address space. Measured with db_bench on a reopened 1M-key DB (8
-  // MiB block cache, most found keys' blocks not cached, 300k readrandom,
-  // five alternating runs): pread takes 1.45x the time of mapped reads
-  // (about 1.5 us more per block read from the file; 200,000 keys, where
-  // more of the data is cached: 1.08x). readmissing, which filters answer
-  // without a block read, costs the same either way. The default keeps
-  // errors as errors for that cost, as RocksDB does (LevelDB maps).
+  // take address space. With pread every block read from the file costs a
+  // system call and a copy; reads of missing keys, which filters answer
+  // without a block read, cost the same either way (measured: README.md,
+  // "Performance"). The default keeps errors as errors for that cost, as
+  // RocksDB does (LevelDB maps).
   // Environments other than the POSIX one (and every EnvWrapper) never map.
   // Default: false.
   bool allow_mmap_reads = false;
