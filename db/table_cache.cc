@@ -46,8 +46,7 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
   if (replacement.has_value()) replacement_view = *replacement;
   absl::StatusOr<std::unique_ptr<Table>> opened = Table::Open(
       name, *std::move(file), f.file_size, block_cache_, comparator_,
-      f.facts ? f.facts->global_sequence : 0, replacement_view,
-      filter_policy_);
+      f.facts ? f.facts->global_sequence : 0, replacement_view, filter_policy_);
   if (!opened.ok()) return OpenError(name, opened.status());
   std::unique_ptr<Table> table = *std::move(opened);
   const size_t filter = table->FilterMemory();
@@ -76,9 +75,9 @@ absl::Status TableCache::OpenError(const std::string& name,
           "into newer tables); open the DB again to read them (",
           s.message(), ")"));
     }
-    return absl::DataLossError(absl::StrCat(
-        "table ", name, ", which the MANIFEST names, is missing (",
-        s.message(), ")"));
+    return absl::DataLossError(
+        absl::StrCat("table ", name, ", which the MANIFEST names, is missing (",
+                     s.message(), ")"));
   }
   if (absl::StrContains(s.message(), name)) return s;
   return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));

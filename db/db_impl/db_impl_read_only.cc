@@ -64,8 +64,8 @@ absl::StatusOr<std::unique_ptr<DB>> DB::OpenForReadOnly(
     if (s.ok()) return db;
     // A table deleted between the MANIFEST's read and its open is
     // Unavailable (db/table_cache.h, OpenError).
-    const bool maybe_race = absl::IsDataLoss(s) || absl::IsNotFound(s) ||
-                            absl::IsUnavailable(s);
+    const bool maybe_race =
+        absl::IsDataLoss(s) || absl::IsNotFound(s) || absl::IsUnavailable(s);
     if (!maybe_race || DirectoryFingerprint(env, path) == before) return s;
     env->SleepForMicroseconds((attempt + 1) * 1000);
   }
