@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "db/filename.h"
 #include "db/filter_rebuild.h"
 #include "util/status_macros.h"
@@ -13,7 +15,7 @@ namespace sift {
 TableCache::TableCache(std::string dbname, Env* env, int max_open_files,
                        BlockCache* block_cache, bool allow_mmap_reads,
                        const Comparator* comparator,
-                       const FilterPolicy* filter_policy)
+                       const FilterPolicy* filter_policy, bool read_only)
     : dbname_(std::move(dbname)),
       env_(env),
       pin_budget_(static_cast<size_t>(max_open_files / 2)),
@@ -21,14 +23,16 @@ TableCache::TableCache(std::string dbname, Env* env, int max_open_files,
       allow_mmap_reads_(allow_mmap_reads),
       comparator_(comparator),
       filter_policy_(filter_policy),
+      read_only_(read_only),
       lru_(static_cast<size_t>(max_open_files - max_open_files / 2)) {}
 
 absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
     const FileMetaData& f) {
   const std::string name = TableFileName(dbname_, f.number);
-  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
-                   allow_mmap_reads_ ? env_->NewMappedRandomAccessFile(name)
-                                     : env_->NewRandomAccessFile(name));
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
+      allow_mmap_reads_ ? env_->NewMappedRandomAccessFile(name)
+                        : env_->NewRandomAccessFile(name);
+  if (!file.ok()) return OpenError(name, file.status());
   // A replacement is a built-in filter, which a user policy does not read.
   std::optional<std::string> replacement;
   if (filter_policy_ == nullptr && f.facts.has_value() &&
@@ -40,11 +44,11 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
   }
   std::optional<std::string_view> replacement_view;
   if (replacement.has_value()) replacement_view = *replacement;
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<Table> table,
-      Table::Open(name, std::move(file), f.file_size, block_cache_, comparator_,
-                  f.facts ? f.facts->global_sequence : 0, replacement_view,
-                  filter_policy_));
+  absl::StatusOr<std::unique_ptr<Table>> opened = Table::Open(
+      name, *std::move(file), f.file_size, block_cache_, comparator_,
+      f.facts ? f.facts->global_sequence : 0, replacement_view, filter_policy_);
+  if (!opened.ok()) return OpenError(name, opened.status());
+  std::unique_ptr<Table> table = *std::move(opened);
   const size_t filter = table->FilterMemory();
   const size_t index = table->IndexMemory();
   open_tables_.fetch_add(1);
@@ -58,6 +62,25 @@ absl::StatusOr<std::shared_ptr<const Table>> TableCache::OpenFile(
                                         index_bytes_.fetch_sub(index);
                                         delete t;
                                       });
+}
+
+absl::Status TableCache::OpenError(const std::string& name,
+                                   const absl::Status& s) const {
+  if (absl::IsNotFound(s)) {
+    if (read_only_) {
+      return absl::UnavailableError(absl::StrCat(
+          "table ", name,
+          " is gone: a read-only DB reads the tables of its open, and the "
+          "process writing the DB has deleted this one since (compacted "
+          "into newer tables); open the DB again to read them (",
+          s.message(), ")"));
+    }
+    return absl::DataLossError(
+        absl::StrCat("table ", name, ", which the MANIFEST names, is missing (",
+                     s.message(), ")"));
+  }
+  if (absl::StrContains(s.message(), name)) return s;
+  return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
 }
 
 bool TableCache::ReservePin() {

@@ -51,9 +51,12 @@ class TableCache {
   // allow_mmap_reads: open tables with Env::NewMappedRandomAccessFile.
   // comparator: the order of the tables' keys (Options::comparator);
   // filter_policy: Options::filter_policy (null: built-in filters).
+  // read_only: the cache of a DB opened read-only, whose tables another
+  // process may delete (see OpenError).
   TableCache(std::string dbname, Env* env, int max_open_files,
              BlockCache* block_cache, bool allow_mmap_reads,
-             const Comparator* comparator, const FilterPolicy* filter_policy);
+             const Comparator* comparator, const FilterPolicy* filter_policy,
+             bool read_only = false);
 
   // Opens the table of a new or recovered file (checking that it reads
   // back) and pins it if the budget allows. Returns the open table.
@@ -109,6 +112,13 @@ class TableCache {
   // one (and that reads back; otherwise the table's own filter, as
   // Table::Open does).
   absl::StatusOr<std::shared_ptr<const Table>> OpenFile(const FileMetaData& f);
+  // The error for table file `name`, which failed to open with s, as every
+  // read reports it: naming the file, and never NotFound, which a DB says
+  // only of an absent key (include/sift/db.h). A missing file is DataLoss:
+  // a Version names it, so the DB's data is gone -- except in a read-only
+  // DB, where it is Unavailable: the writing process deleted it after a
+  // compaction, the data lives on in newer tables, and reopening reads them.
+  absl::Status OpenError(const std::string& name, const absl::Status& s) const;
   // Takes one unit of the pin budget; false when it is spent.
   bool ReservePin();
 
@@ -119,6 +129,7 @@ class TableCache {
   const bool allow_mmap_reads_;
   const Comparator* const comparator_;
   const FilterPolicy* const filter_policy_;
+  const bool read_only_;
   // Declared before pins_ and lru_, so they outlive both: destroying those
   // drops their tables, whose deleters decrement these counters.
   // Tables pinned, plus pins reserved by an Open in progress.

@@ -133,7 +133,7 @@ DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only)
       table_cache_(std::make_unique<TableCache>(
           dbname_, env_, options_.max_open_files, block_cache_.get(),
           options_.allow_mmap_reads, options_.comparator,
-          options_.filter_policy.get())),
+          options_.filter_policy.get(), read_only)),
       versions_(std::make_unique<VersionSet>(dbname_, options_,
                                              table_cache_.get(), env_)),
       write_delay_(options_.delayed_write_rate,

@@ -62,7 +62,10 @@ absl::StatusOr<std::unique_ptr<DB>> DB::OpenForReadOnly(
     auto db = std::make_unique<DBImpl>(options, path, /*read_only=*/true);
     s = db->OpenReadOnlyImpl();
     if (s.ok()) return db;
-    const bool maybe_race = absl::IsDataLoss(s) || absl::IsNotFound(s);
+    // A table deleted between the MANIFEST's read and its open is
+    // Unavailable (db/table_cache.h, OpenError).
+    const bool maybe_race =
+        absl::IsDataLoss(s) || absl::IsNotFound(s) || absl::IsUnavailable(s);
     if (!maybe_race || DirectoryFingerprint(env, path) == before) return s;
     env->SleepForMicroseconds((attempt + 1) * 1000);
   }

@@ -70,7 +70,9 @@ void sift_delete(sift_db_t* db, const sift_writeoptions_t* options,
 void sift_write(sift_db_t* db, const sift_writeoptions_t* options,
                 sift_writebatch_t* batch, char** errptr);
 /* The value of key, malloc()ed, its length in *vallen; NULL (and *vallen
-   0) if the key is absent, which is not an error. */
+   0) if the key is absent, which is not an error. Any other failure (a
+   damaged or missing table, an I/O error) returns NULL with *errptr set:
+   NULL with no error always means absent. */
 char* sift_get(sift_db_t* db, const sift_readoptions_t* options,
                const char* key, size_t keylen, size_t* vallen, char** errptr);
 

@@ -25,10 +25,12 @@
 // database directory open at a time; a second Open fails with
 // FailedPrecondition.
 //
-// Errors: NotFound for a missing key; InvalidArgument for bad options or
-// arguments (naming them); DataLoss for corruption (naming the file and
-// offset); FailedPrecondition for a held lock, an existing DB with
-// error_if_exists, or a missing one without create_if_missing. If a
+// Errors: NotFound for a missing key, and for nothing else; InvalidArgument
+// for bad options or arguments (naming them); DataLoss for corruption
+// (naming the file and offset) and for a table the DB names that is gone
+// (a read of it fails so, never with NotFound); FailedPrecondition for a
+// held lock, an existing DB with error_if_exists, or a missing one without
+// create_if_missing. If a
 // background flush or compaction fails (say, disk full), every later write
 // fails with that error, reads keep working, and nothing acknowledged is
 // lost: call Resume (or reopen the DB) once the cause is fixed.
@@ -89,8 +91,10 @@ class DB {
   // LOCK, no WAL, no table, no MANIFEST. The write-ahead logs are replayed
   // into a memtable in memory, so reads see every write that reached a
   // log. The DB shows the state at Open; later writes by another process
-  // are not seen (open again to see them), and a file that process deletes
-  // after compacting may make a later read fail with NotFound.
+  // are not seen (open again to see them), and a table that process
+  // deletes after compacting makes a later read of it fail with
+  // Unavailable naming the table (never NotFound: the data lives on in
+  // the writer's newer tables, which opening again reads).
   // create_if_missing and error_if_exists do not apply: a missing database
   // is FailedPrecondition, and nothing is created. Put, Delete, Write, Flush
   // and CompactRange return FailedPrecondition; WaitForCompaction returns

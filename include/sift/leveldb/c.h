@@ -89,7 +89,10 @@ LEVELDB_EXPORT void leveldb_write(leveldb_t* db,
                                   leveldb_writebatch_t* batch, char** errptr);
 
 /* Returns NULL if not found.  A malloc()ed array otherwise.
-   Stores the length of the array in *vallen. */
+   Stores the length of the array in *vallen.
+   siftdb: NULL with no error means only that the key is absent. A table
+   that is missing or cannot be read sets *errptr (naming the file), where
+   LevelDB 1.23 reports a missing table file as not found. */
 LEVELDB_EXPORT char* leveldb_get(leveldb_t* db,
                                  const leveldb_readoptions_t* options,
                                  const char* key, size_t keylen, size_t* vallen,
