@@ -193,4 +193,13 @@ std::string VersionEdit::DebugString() const {
   return r;
 }
 
+absl::Status ComparatorMismatchError(std::string_view where,
+                                     std::string_view recorded,
+                                     std::string_view used) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      std::string(where), ": the database was created with comparator '",
+      std::string(recorded), "', opened with comparator '", std::string(used),
+      "'"));
+}
+
 }  // namespace sift

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -63,6 +64,14 @@ class VersionEdit {
   std::set<std::pair<int, uint64_t>> deleted_files_;
   std::vector<std::pair<int, std::shared_ptr<FileMetaData>>> new_files_;
 };
+
+// InvalidArgument for a MANIFEST whose records name comparator `recorded`
+// read under Options::comparator `used`: files sorted in one order are
+// unreadable in another, so Open and RepairDB both refuse it with this
+// message. `where` (the MANIFEST's name) begins it.
+absl::Status ComparatorMismatchError(std::string_view where,
+                                     std::string_view recorded,
+                                     std::string_view used);
 
 }  // namespace sift
 

@@ -268,10 +268,8 @@ absl::Status VersionSet::ReadManifest(const std::string& name,
           absl::StrCat(name, ": first record is not a snapshot"));
     }
     if (edit.comparator_ && *edit.comparator_ != options_.comparator->Name()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(name, ": the database was created with comparator '",
-                       *edit.comparator_, "', opened with comparator '",
-                       options_.comparator->Name(), "'"));
+      return ComparatorMismatchError(name, *edit.comparator_,
+                                     options_.comparator->Name());
     }
     first = false;
     if (edit.format_version_ && *edit.format_version_ > kDbFormatVersion) {
