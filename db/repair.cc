@@ -1,6 +1,9 @@
 // RepairDB: rebuilds a database whose MANIFEST or CURRENT is lost or
 // damaged from the files that remain.
 //
+//  0. Before anything is moved or written: every MANIFEST present that
+//     names its comparator must name options.comparator. Under another
+//     order every good table would read as damaged and be set aside.
 //  1. Every write-ahead log is read, skipping damaged records, and its
 //     batches are written to new tables; the log is then set aside in
 //     lost/ (its contents now live in the tables).
@@ -69,6 +72,40 @@ class Repairer {
     }
     return absl::FailedPreconditionError(absl::StrCat(
         dbname, ": no database files (logs, tables, MANIFEST) to repair"));
+  }
+
+  // InvalidArgument, naming both comparators, if a MANIFEST in dbname
+  // names a comparator other than `comparator`. A MANIFEST that cannot be
+  // read, or whose snapshot (the record naming the comparator) is damaged,
+  // says nothing; nor does a lost one, since a table does not record its
+  // comparator (table/FORMAT.md).
+  static absl::Status CheckComparator(Env* env, const std::string& dbname,
+                                      const Comparator& comparator) {
+    ASSIGN_OR_RETURN(std::vector<std::string> children,
+                     env->GetChildren(dbname));
+    for (const std::string& name : children) {
+      uint64_t number;
+      FileType type;
+      if (!ParseFileName(name, &number, &type) || type != FileType::kManifest) {
+        continue;
+      }
+      const std::string path = dbname + "/" + name;
+      std::string contents;
+      if (!ReadFileToString(env, path, &contents).ok()) continue;
+      log::Reader reader(contents, path,
+                         WALRecoveryMode::kSkipAnyCorruptedRecords);
+      std::string scratch;
+      std::string_view record;
+      while (reader.ReadRecord(&record, &scratch)) {
+        VersionEdit edit;
+        if (!edit.DecodeFrom(record).ok() || !edit.comparator_) continue;
+        if (*edit.comparator_ != comparator.Name()) {
+          return ComparatorMismatchError(absl::StrCat("RepairDB: ", path),
+                                         *edit.comparator_, comparator.Name());
+        }
+      }
+    }
+    return absl::OkStatus();
   }
 
   absl::Status Run() {
@@ -312,8 +349,9 @@ absl::Status RepairDB(const std::string& path, const Options& options,
   Env* env = options.env != nullptr ? options.env : Env::Default();
   {
     // Nothing, not even a LOCK file, is created in a directory that holds
-    // no database.
+    // no database or one of another comparator.
     RETURN_IF_ERROR(Repairer::CheckIsDatabase(env, path));
+    RETURN_IF_ERROR(Repairer::CheckComparator(env, path, *options.comparator));
     // Held while files move, so an open DB is not repaired under it.
     ASSIGN_OR_RETURN(std::unique_ptr<FileLock> lock,
                      env->LockFile(LockFileName(path)));

@@ -345,8 +345,13 @@ struct RepairReport {
 // the tables kept, and the database is then compacted whole (rewriting all
 // its data once: the old level structure is not recoverable). Some data
 // may be lost: what was is in *report (if not null). FailedPrecondition if
-// the DB is open, or if path holds no database files. Not for a database
-// that opens: it only loses information a good MANIFEST had.
+// the DB is open, or if path holds no database files. InvalidArgument,
+// naming both, if a MANIFEST there names a comparator other than
+// options.comparator; nothing is moved or written then. Without a readable
+// MANIFEST the comparator cannot be checked (tables do not record it): the
+// tables of another comparator's database may be set aside as damaged.
+// Not for a database that opens: it only loses information a good
+// MANIFEST had.
 absl::Status RepairDB(const std::string& path, const Options& options,
                       RepairReport* report = nullptr);
 // The same, with the arguments in the other order.
