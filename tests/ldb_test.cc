@@ -18,6 +18,7 @@
 #include "sift/sst_file_writer.h"
 #include "tests/testutil/dir_snapshot.h"
 #include "tests/testutil/subprocess.h"
+#include "tests/testutil/test_comparators.h"
 #include "tests/testutil/testutil.h"
 
 namespace sift {
@@ -513,6 +514,50 @@ TEST_F(LdbTest, RepairRebuildsALostManifest) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err.rfind("Failed: Repair failed: ", 0), 0u) << r.err;
   EXPECT_TRUE(std::filesystem::is_empty(empty));
+}
+
+TEST_F(LdbTest, RepairRefusesADatabaseOfAnotherComparator) {
+  // ldb opens with the bytewise comparator only: a repair under it would
+  // read a user comparator's tables as damaged.
+  Options options;
+  options.create_if_missing = true;
+  options.comparator = test::ReverseBytewiseComparator();
+  {
+    auto db = DB::Open(options, db_);
+    ASSERT_TRUE(db.ok()) << db.status();
+    for (int i = 0; i < 1001; ++i) {
+      ASSERT_TRUE((*db)->Put(WriteOptions(), Key(i), Value(i)).ok());
+      if (i == 999) {
+        ASSERT_TRUE((*db)->Flush().ok());
+      }
+    }
+  }
+  const test::DirSnapshot before = test::SnapshotDir(db_);
+  CommandResult r = LdbDb("repair");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("Failed: Repair failed: Invalid argument: ", 0), 0u)
+      << r.err;
+  EXPECT_NE(r.err.find("'sift.test.Reverse'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'sift.BytewiseComparator'"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(CountOf(r.err, "\n"), 1) << r.err;
+  EXPECT_EQ(test::DescribeDirChanges(before, test::SnapshotDir(db_)), "");
+
+  options.create_if_missing = false;
+  auto db = DB::Open(options, db_);
+  ASSERT_TRUE(db.ok()) << db.status();
+  std::unique_ptr<Iterator> it = (*db)->NewIterator(ReadOptions());
+  int n = 0;
+  std::string last;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+    if (n > 0) {
+      EXPECT_GT(last, std::string(it->key()));  // reverse order
+    }
+    last = std::string(it->key());
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status();
+  EXPECT_EQ(n, 1001);
 }
 
 TEST_F(LdbTest, CheckpointMakesADatabaseThatOpens) {

@@ -15,6 +15,11 @@
 //
 // Errors print one line, "Failed: <what>" (or, for a bad command line,
 // what was wrong with it), on stderr, and exit 1; nothing is written.
+//
+// ldb opens databases with the bytewise comparator: the commands that open
+// one created with a user comparator (Options::comparator), repair among
+// them, refuse it with an error naming both comparators and change
+// nothing. Such a database is repaired through RepairDB with its own.
 
 #include "tools/ldb.h"
 
