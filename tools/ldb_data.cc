@@ -41,8 +41,8 @@ absl::StatusOr<std::unique_ptr<DB>> OpenWritable(const Args& a) {
   // directory and LOCK file (DB::Open creates both before it looks).
   if (!options.create_if_missing &&
       !Env::Default()->FileExists(CurrentFileName(a.db))) {
-    return OpenFailed(absl::FailedPreconditionError(absl::StrCat(
-        a.db, ": no database here (--create_if_missing creates one)")));
+    return OpenFailed(NoCurrentError(Env::Default(), a.db,
+                                     "--create_if_missing creates one"));
   }
   absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, a.db);
   if (!db.ok()) return OpenFailed(db.status());
@@ -92,6 +92,9 @@ absl::Status Get(const Args& a) {
   ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
   std::string value;
   absl::Status s = db->Get(ReadOptions(), key, &value);
+  // An absent key prints as RocksDB's ldb does ("NotFound: "): the key is
+  // the one asked for.
+  if (absl::IsNotFound(s)) s = absl::NotFoundError("");
   if (!s.ok()) return Failed("Get", s);
   Print(ValueOut(a, value));
   Print("\n");
