@@ -271,7 +271,7 @@ std::vector<absl::Status> DBImpl::MultiGet(
     if (batch[i].found) {
       stats.Add(config::kNoLevel, kNumberKeysFound);
     } else {
-      statuses[i] = absl::NotFoundError("");  // as Get: no allocation
+      statuses[i] = KeyNotFound(keys[i]);
     }
   }
   return statuses;

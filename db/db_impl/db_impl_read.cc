@@ -67,8 +67,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   }
   if (found) stats.Add(config::kNoLevel, kNumberKeysFound);
   if (!s.ok()) return s;
-  // An empty message keeps the miss path free of allocation.
-  return found ? absl::OkStatus() : absl::NotFoundError("");
+  return found ? absl::OkStatus() : KeyNotFound(key);
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
