@@ -1,24 +1,8 @@
 #include "db/dbformat.h"
 
-#include <algorithm>
 #include <cstring>
 
-#include "absl/strings/escaping.h"
-#include "absl/strings/str_cat.h"
-
 namespace sift {
-
-absl::Status KeyNotFound(std::string_view key) {
-  constexpr size_t kShown = 64;
-  const absl::string_view shown(key.data(), std::min(key.size(), kShown));
-  if (key.size() <= kShown) {
-    return absl::NotFoundError(
-        absl::StrCat("key '", absl::CHexEscape(shown), "' not found"));
-  }
-  return absl::NotFoundError(absl::StrCat("key '", absl::CHexEscape(shown),
-                                          "...' (", key.size(),
-                                          " bytes) not found"));
-}
 
 LookupKey::LookupKey(std::string_view user_key, SequenceNumber sequence) {
   const size_t usize = user_key.size();

@@ -8,7 +8,6 @@
 #include <string>
 #include <string_view>
 
-#include "absl/status/status.h"
 #include "table/internal_key.h"
 #include "util/coding.h"
 
@@ -34,10 +33,6 @@ constexpr uint64_t kMaxGrandparentOverlapFiles = 10;
 // most about this much from a level >= 1: one compaction's work is bounded.
 constexpr uint64_t kMaxCompactionFiles = 25;
 }  // namespace config
-
-// The NotFound a read returns for an absent key: it names the key,
-// C-escaped and cut to its first 64 bytes (with its length when cut).
-absl::Status KeyNotFound(std::string_view key);
 
 // A key to look up in a memtable (length-prefixed internal key) and in
 // tables (the internal key), built once per Get. Short keys stay inline.

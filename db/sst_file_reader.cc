@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "db/dbformat.h"
 #include "db/iterator/user_iterator.h"
 #include "sift/env.h"
 #include "table/internal_key.h"
@@ -56,14 +55,14 @@ absl::Status SstFileReader::Get(const ReadOptions& options,
   if (rep_->table == nullptr) return NotOpen();
   const Table& t = *rep_->table;
   if (!t.KeyMayMatch(KeyHash(key)) || !t.UserKeyMayMatch(key)) {
-    return KeyNotFound(key);
+    return absl::NotFoundError("");
   }
   std::string lookup;
   AppendInternalKey(&lookup, key, kMaxSequenceNumber, kValueTypeForSeek);
   Table::LookupResult result;
   TableReadCounters counters;
   RETURN_IF_ERROR(t.Get(options, lookup, value, &result, &counters));
-  if (result != Table::LookupResult::kFound) return KeyNotFound(key);
+  if (result != Table::LookupResult::kFound) return absl::NotFoundError("");
   return absl::OkStatus();
 }
 

@@ -6,10 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <string_view>
-#include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "sift/env.h"
@@ -43,33 +40,6 @@ TEST_F(DBTest, PutGetDelete) {
   EXPECT_EQ(Get("a"), "NOT_FOUND");
   EXPECT_EQ(Get("b"), "2");
   ASSERT_TRUE(db_->Delete(WriteOptions(), "never-there").ok());
-}
-
-// NotFound names the key it is about, escaped and cut, from Get, MultiGet,
-// the memtable and a table alike.
-TEST_F(DBTest, NotFoundNamesTheKey) {
-  Open();
-  ASSERT_TRUE(Put("b", "2").ok());
-  const std::string odd("ab\x01\xff", 4);
-  const std::string long_key(200, 'k');
-  for (bool flushed : {false, true}) {
-    if (flushed) ASSERT_TRUE(db_->Flush().ok());
-    std::string v;
-    absl::Status s = db_->Get(ReadOptions(), odd, &v);
-    ASSERT_TRUE(absl::IsNotFound(s)) << s;
-    EXPECT_EQ(s.message(), "key 'ab\\x01\\xff' not found");
-    s = db_->Get(ReadOptions(), long_key, &v);
-    ASSERT_TRUE(absl::IsNotFound(s)) << s;
-    EXPECT_EQ(s.message(), absl::StrCat("key '", std::string(64, 'k'),
-                                        "...' (200 bytes) not found"));
-    std::vector<std::string> values;
-    const std::vector<std::string_view> keys = {odd, "b"};
-    const std::vector<absl::Status> got =
-        db_->MultiGet(ReadOptions(), keys, &values);
-    ASSERT_EQ(got.size(), 2u);
-    EXPECT_EQ(got[0].message(), "key 'ab\\x01\\xff' not found");
-    EXPECT_TRUE(got[1].ok()) << got[1];
-  }
 }
 
 TEST_F(DBTest, EmptyKeysValuesAndNulBytes) {

@@ -92,9 +92,6 @@ absl::Status Get(const Args& a) {
   ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
   std::string value;
   absl::Status s = db->Get(ReadOptions(), key, &value);
-  // An absent key prints as RocksDB's ldb does ("NotFound: "): the key is
-  // the one asked for.
-  if (absl::IsNotFound(s)) s = absl::NotFoundError("");
   if (!s.ok()) return Failed("Get", s);
   Print(ValueOut(a, value));
   Print("\n");
