@@ -74,8 +74,15 @@ absl::StatusOr<ExternalFile> InspectExternalFile(Env* env,
   ASSIGN_OR_RETURN(f.size, env->GetFileSize(path));
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    env->NewRandomAccessFile(path));
-  ASSIGN_OR_RETURN(std::unique_ptr<Table> t,
-                   Table::Open(path, std::move(file), f.size, nullptr, cmp));
+  absl::StatusOr<std::unique_ptr<Table>> opened =
+      Table::Open(path, std::move(file), f.size, nullptr, cmp);
+  if (absl::IsFailedPrecondition(opened.status())) {
+    // The OS refused to read it as a file (a directory: EISDIR): it cannot
+    // be read, which DB::IngestExternalFiles reports as DataLoss.
+    return absl::DataLossError(absl::StrCat(
+        path, ": cannot be read as an SSTable: ", opened.status().message()));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Table> t, std::move(opened));
   RETURN_IF_ERROR(t->VerifyChecksum());
   // A filter the reader cannot use would make every lookup read the file:
   // refuse it rather than ingest a silent slowdown.

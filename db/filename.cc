@@ -1,5 +1,8 @@
 #include "db/filename.h"
 
+#include <string>
+#include <vector>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -107,6 +110,30 @@ bool ParseFileName(std::string_view name, uint64_t* number, FileType* type) {
       return true;
   }
   return std::string_view(path).substr(1) == name;
+}
+
+absl::Status NoCurrentError(Env* env, const std::string& db,
+                            std::string_view why_nothing_made) {
+  absl::StatusOr<std::vector<std::string>> children = env->GetChildren(db);
+  for (const std::string& name :
+       children.ok() ? *children : std::vector<std::string>()) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type)) continue;
+    bool holds_data = type == FileType::kTable;
+    if (type == FileType::kLog) {
+      const absl::StatusOr<uint64_t> size =
+          env->GetFileSize(absl::StrCat(db, "/", name));
+      if (!size.ok()) return size.status();
+      holds_data = *size > 0;
+    }
+    if (holds_data) {
+      return absl::DataLossError(absl::StrCat(db, ": has database files (",
+                                              name, ") but no CURRENT file"));
+    }
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      db, ": no database here (", std::string(why_nothing_made), ")"));
 }
 
 absl::Status SetCurrentFile(Env* env, const std::string& db,

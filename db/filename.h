@@ -37,6 +37,15 @@ std::string FilterFileName(const std::string& db, uint64_t number);
 // them.
 bool ParseFileName(std::string_view name, uint64_t* number, FileType* type);
 
+// For a directory without CURRENT: DataLoss if it holds a database's data
+// (a table, or a log that is not empty: a damaged database, which no
+// entry point may start over on), naming the file; otherwise
+// FailedPrecondition "no database here (<why_nothing_made>)". Every entry
+// point that finds no CURRENT (Open, the read-only Open, ldb) says so
+// through this one message.
+absl::Status NoCurrentError(Env* env, const std::string& db,
+                            std::string_view why_nothing_made);
+
 // Points CURRENT at MANIFEST-<manifest_number>, atomically and durably:
 // temp file, sync, rename, directory sync.
 absl::Status SetCurrentFile(Env* env, const std::string& db,

@@ -258,6 +258,17 @@ absl::Status VersionSet::ReadManifest(const std::string& name,
   while (reader.ReadRecord(&record, &scratch)) {
     VersionEdit edit;
     absl::Status s = edit.DecodeFrom(record);
+    // Every siftdb MANIFEST starts with a snapshot naming its format
+    // version (tag 8, db/FORMAT.md); LevelDB's and RocksDB's share the log
+    // format and the first tags, but never write tag 8.
+    if (first && (!s.ok() || (edit.comparator_ && !edit.format_version_))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, ": not a siftdb database: its MANIFEST is another engine's",
+          edit.comparator_
+              ? absl::StrCat(" (comparator '", *edit.comparator_, "')")
+              : "",
+          ", such as LevelDB's or RocksDB's, which siftdb does not open"));
+    }
     if (!s.ok()) {
       return absl::DataLossError(absl::StrCat(name, ": record at offset ",
                                               reader.last_record_offset(), ": ",

@@ -141,6 +141,47 @@ TEST_F(CheckpointTest, ExistingTargetIsRefusedUntouched) {
   EXPECT_EQ(data, "mine");
 }
 
+TEST_F(CheckpointTest, EmptyPathIsRefusedByName) {
+  Open();
+  PutScattered(0, 50);
+  const absl::Status s = db_->CreateCheckpoint("");
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("empty"), std::string::npos) << s;
+  EXPECT_EQ(s.message().find("already exists"), std::string::npos) << s;
+}
+
+// Checkpoints racing for one new directory: exactly one makes it, the
+// others are refused for its existing, and the winner's opens whole.
+TEST_F(CheckpointTest, RacingCheckpointsIntoOneDirectoryOneWins) {
+  Open();
+  PutScattered(0, 400);
+  for (int round = 0; round < 20; ++round) {
+    const std::string dir = absl::StrCat("/race", round);
+    std::vector<absl::Status> results(4);
+    std::vector<std::thread> threads;
+    for (absl::Status& r : results) {
+      threads.emplace_back([&, dir] { r = db_->CreateCheckpoint(dir); });
+    }
+    for (std::thread& t : threads) t.join();
+    int won = 0;
+    for (const absl::Status& r : results) {
+      if (r.ok()) {
+        ++won;
+      } else {
+        EXPECT_TRUE(absl::IsInvalidArgument(r)) << r;
+        EXPECT_NE(r.message().find("already exists"), std::string::npos) << r;
+      }
+    }
+    ASSERT_EQ(won, 1) << dir;
+    Options o = options_;
+    o.create_if_missing = false;
+    o.paranoid_checks = true;
+    auto copy = DB::Open(o, dir);
+    ASSERT_TRUE(copy.ok()) << copy.status();
+    EXPECT_EQ(test::DbContents(copy->get()).size(), 400u);
+  }
+}
+
 // An Env that cannot link: every table is copied instead.
 class NoLinkEnv : public EnvWrapper {
  public:

@@ -89,6 +89,20 @@ TEST_F(CompactionTest, TombstonesAreDroppedAtTheBottom) {
   EXPECT_EQ(Get(Key(1)), "v");
 }
 
+TEST_F(CompactionTest, CompactRangeRefusesBeginAfterEnd) {
+  Open();
+  for (int i = 0; i < 100; ++i) Put(Key(i), "v");
+  const absl::Status s = db_->CompactRange("z", "a");
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("'z'"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("'a'"), std::string::npos) << s;
+  // Nothing was done: the writes are still in the memtable.
+  EXPECT_EQ(TableTotals().entries, 0u);
+  // One key is a range.
+  EXPECT_TRUE(db_->CompactRange(Key(5), Key(5)).ok());
+  EXPECT_EQ(Get(Key(5)), "v");
+}
+
 TEST_F(CompactionTest, TombstonesStayWhileASnapshotNeedsWhatTheyHide) {
   Open();
   for (int i = 0; i < 100; ++i) Put(Key(i), "old");

@@ -240,11 +240,33 @@ void WriterLoop(DB* db, const std::string& log, int cycle, int t,
   }
 }
 
+// Calls RebuildFilters again and again beside the writers' flushes and
+// compactions (a table they have just written must never be deleted as
+// obsolete). Exits the process on any failure.
+void RebuildLoop(DB* db, uint64_t seed) {
+  Random rnd(seed);
+  for (;;) {
+    const absl::Status s = db->RebuildFilters();
+    if (!s.ok()) {
+      std::fprintf(stderr, "child: RebuildFilters: %s\n", s.ToString().c_str());
+      _exit(17);
+    }
+    usleep(1000 + rnd.Uniform(20000));
+  }
+}
+
 // The child: `writers` threads write until the process is killed. Several
-// writers make group commit put their batches in one WAL record.
+// writers make group commit put their batches in one WAL record. With
+// rebuild_filters, each cycle opens at another fp chance than the last,
+// so old files have stale filters, and one more thread rebuilds them.
 [[noreturn]] void RunChild(const std::string& dbpath, const std::string& dir,
-                           int cycle, int writers, uint64_t seed) {
-  auto db = DB::Open(CrashOptions(), dbpath);
+                           int cycle, int writers, uint64_t seed,
+                           bool rebuild_filters) {
+  Options options = CrashOptions();
+  if (rebuild_filters) {
+    options.bloom_filter_fp_chance = cycle % 2 == 0 ? 0.001 : 0.02;
+  }
+  auto db = DB::Open(options, dbpath);
   if (!db.ok()) {
     std::fprintf(stderr, "child: open: %s\n", db.status().ToString().c_str());
     _exit(11);
@@ -254,7 +276,8 @@ void WriterLoop(DB* db, const std::string& log, int cycle, int t,
     threads.emplace_back(WriterLoop, db->get(), AckLogName(dir, cycle, t),
                          cycle, t, seed + static_cast<uint64_t>(t));
   }
-  for (std::thread& th : threads) th.join();  // never: they write forever
+  if (rebuild_filters) threads.emplace_back(RebuildLoop, db->get(), ~seed);
+  for (std::thread& th : threads) th.join();  // never: they run forever
   _exit(16);
 }
 
@@ -266,12 +289,16 @@ int KillDelayMicros(Random* rnd) {
   return 30000 + static_cast<int>(rnd->Uniform(300000));
 }
 
-TEST(CrashTest, ProcessCrashLosesNoAcknowledgedWrite) {
-  const uint64_t seed = test::TestSeed(501);
+// The SIGKILL loop (see the top of the file), with RebuildFilters running
+// beside the writers if rebuild_filters.
+void ProcessCrashLoop(uint64_t default_seed, bool rebuild_filters) {
+  const uint64_t seed = test::TestSeed(default_seed);
   const int cycles = Cycles(20);
-  std::printf("seed %llu, %d cycles\n", static_cast<unsigned long long>(seed),
-              cycles);
-  const std::string dir = test::TempDir("crash");
+  std::printf("seed %llu, %d cycles%s\n", static_cast<unsigned long long>(seed),
+              cycles,
+              rebuild_filters ? ", RebuildFilters beside the writers" : "");
+  const std::string dir =
+      test::TempDir(rebuild_filters ? "crash_rebuild" : "crash");
   const std::string dbpath = dir + "/db";
   Random rnd(seed);
   std::vector<ExpectedState> models;
@@ -283,7 +310,9 @@ TEST(CrashTest, ProcessCrashLosesNoAcknowledgedWrite) {
     std::fflush(nullptr);  // the child must not flush our buffers again
     const pid_t pid = fork();
     ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
-    if (pid == 0) RunChild(dbpath, dir, cycle, writers, child_seed);
+    if (pid == 0) {
+      RunChild(dbpath, dir, cycle, writers, child_seed, rebuild_filters);
+    }
     usleep(static_cast<useconds_t>(KillDelayMicros(&rnd)));
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     int wstatus = 0;
@@ -321,6 +350,14 @@ TEST(CrashTest, ProcessCrashLosesNoAcknowledgedWrite) {
       "flight at the kill, %d of them applied (all or nothing)\n",
       cycles, total_acks, in_flight, in_flight_found);
   std::filesystem::remove_all(dir);
+}
+
+TEST(CrashTest, ProcessCrashLosesNoAcknowledgedWrite) {
+  ProcessCrashLoop(501, /*rebuild_filters=*/false);
+}
+
+TEST(CrashTest, ProcessCrashBesideRebuildFiltersLosesNothing) {
+  ProcessCrashLoop(502, /*rebuild_filters=*/true);
 }
 
 // ---- machine crash ----

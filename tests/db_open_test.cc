@@ -9,11 +9,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "db/log_writer.h"
 #include "gtest/gtest.h"
+#include "sift/comparator.h"
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/fault_env.h"
 #include "tests/testutil/gate_env.h"
+#include "util/coding.h"
 
 namespace sift {
 namespace {
@@ -113,6 +116,78 @@ TEST(DBOpenTest, DataWithoutCurrentIsRefused) {
     auto db = DB::Open(options, kPath);
     EXPECT_EQ(db.status().code(), absl::StatusCode::kDataLoss) << db.status();
     EXPECT_TRUE(env->FileExists(path));
+    // Every entry point says the same: without create_if_missing, and
+    // read-only.
+    const std::string message(db.status().message());
+    EXPECT_NE(message.find(name), std::string::npos) << message;
+    options.create_if_missing = false;
+    db = DB::Open(options, kPath);
+    EXPECT_EQ(db.status().code(), absl::StatusCode::kDataLoss) << db.status();
+    EXPECT_EQ(db.status().message(), message);
+    db = DB::OpenForReadOnly(options, kPath);
+    EXPECT_EQ(db.status().code(), absl::StatusCode::kDataLoss) << db.status();
+    EXPECT_EQ(db.status().message(), message);
+    EXPECT_TRUE(env->FileExists(path));
+  }
+}
+
+// A LevelDB (or RocksDB) directory: one line saying it is another engine's,
+// whatever the comparator it is opened with; not a comparator mismatch,
+// not damage. Its MANIFEST is written here as LevelDB writes a new DB's
+// (tags 1-4, then an edit with tag 9, LevelDB's previous log number).
+TEST(DBOpenTest, AnotherEnginesDatabaseIsNamedAsSuch) {
+  auto env = NewMemEnv();
+  ASSERT_TRUE(env->CreateDir(kPath).ok());
+  std::string snapshot;
+  PutVarint32(&snapshot, 1);
+  PutLengthPrefixed(&snapshot, "leveldb.BytewiseComparator");
+  for (uint32_t tag : {2u, 3u, 4u}) {
+    PutVarint32(&snapshot, tag);
+    PutVarint64(&snapshot, tag == 3 ? 2 : 0);
+  }
+  std::string edit;
+  PutVarint32(&edit, 2);
+  PutVarint64(&edit, 3);
+  PutVarint32(&edit, 9);
+  PutVarint64(&edit, 0);
+  {
+    auto file = env->NewWritableFile(absl::StrCat(kPath, "/MANIFEST-000001"));
+    ASSERT_TRUE(file.ok());
+    log::Writer writer(file->get());
+    ASSERT_TRUE(writer.AddRecord(snapshot).ok());
+    ASSERT_TRUE(writer.AddRecord(edit).ok());
+    ASSERT_TRUE((*file)->Close().ok());
+  }
+  ASSERT_TRUE(WriteStringToFile(env.get(), "MANIFEST-000001\n",
+                                absl::StrCat(kPath, "/CURRENT"), false)
+                  .ok());
+  // Under siftdb's comparator, and under one named as LevelDB's.
+  class Named : public Comparator {
+   public:
+    int Compare(std::string_view a, std::string_view b) const override {
+      return BytewiseComparator()->Compare(a, b);
+    }
+    const char* Name() const override { return "leveldb.BytewiseComparator"; }
+    void FindShortestSeparator(std::string* start,
+                               std::string_view limit) const override {
+      BytewiseComparator()->FindShortestSeparator(start, limit);
+    }
+    void FindShortSuccessor(std::string* key) const override {
+      BytewiseComparator()->FindShortSuccessor(key);
+    }
+  } named;
+  for (const Comparator* cmp :
+       {BytewiseComparator(), static_cast<const Comparator*>(&named)}) {
+    Options options;
+    options.env = env.get();
+    options.comparator = cmp;
+    auto db = DB::Open(options, kPath);
+    EXPECT_TRUE(absl::IsInvalidArgument(db.status())) << db.status();
+    const std::string message(db.status().message());
+    EXPECT_NE(message.find("not a siftdb database"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("LevelDB"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
 }
 

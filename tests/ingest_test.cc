@@ -4,6 +4,7 @@
 // changed; the result survives reopen, compaction and checkpoints.
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -232,6 +233,26 @@ TEST_F(IngestTest, BadInputIsRefusedWithNothingChanged) {
   EXPECT_EQ(test::DbContents(db_.get()), before);
   ASSERT_TRUE(Ingest({good}).ok());  // the good file alone goes in
   EXPECT_EQ(test::DbContents(db_.get()).size(), 130u);
+}
+
+// On the real file system, a directory where a file is expected cannot be
+// read: DataLoss naming it, as the header says, with nothing changed.
+TEST(IngestPosixTest, ADirectoryIsDataLossNamingIt) {
+  const std::string dir = test::TempDir("ingest_directory");
+  Options options;
+  options.create_if_missing = true;
+  auto db = DB::Open(options, dir + "/db");
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE((*db)->Put(WriteOptions(), "k", "v").ok());
+  const std::string not_a_file = dir + "/a-directory.sst";
+  ASSERT_TRUE(Env::Default()->CreateDir(not_a_file).ok());
+  const absl::Status s =
+      (*db)->IngestExternalFiles({not_a_file}, IngestOptions());
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_NE(s.message().find(not_a_file), std::string::npos) << s;
+  EXPECT_EQ(test::DbContents(db->get()).size(), 1u);
+  db->reset();
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(IngestTest, MoveFilesLinksAndRemovesTheSourceOnlyOnSuccess) {

@@ -85,6 +85,27 @@ class LdbTest : public ::testing::Test {
   std::string dir_, db_, scratch_;
 };
 
+// Tables but no CURRENT: a damaged database, and every command says so in
+// the words DB::Open uses, not "no database here".
+TEST_F(LdbTest, DataWithoutCurrentIsTheOpenMessage) {
+  Fill();
+  std::filesystem::remove(db_ + "/CURRENT");
+  Options options;
+  const auto opened = DB::Open(options, db_);
+  ASSERT_TRUE(absl::IsDataLoss(opened.status())) << opened.status();
+  const std::string message(opened.status().message());
+  EXPECT_NE(message.find("but no CURRENT file"), std::string::npos) << message;
+  for (const char* command :
+       {"get key000001", "scan", "put a 1", "rebuild_filters"}) {
+    const CommandResult r = LdbDb(command);
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_NE(r.err.find(message), std::string::npos)
+        << command << ": " << r.err;
+    EXPECT_EQ(r.err.find("no database here"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(db_ + "/CURRENT"));
+}
+
 TEST_F(LdbTest, DataCommandsPrintRocksDbLines) {
   CommandResult r = LdbDb("--create_if_missing put a 1");
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -624,6 +645,16 @@ TEST_F(LdbTest, RebuildFiltersWritesFilterFilesForTheGivenOptions) {
   r = LdbDb("rebuild_filters --filter_bits_per_key_budget=-2");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("-2"), std::string::npos) << r.err;
+  // Too large for an int, or not whole: refused as given, never wrapped.
+  for (const char* level : {"99999999999", "1.5", "-99999999999"}) {
+    r = LdbDb(absl::StrCat("rebuild_filters --bloom_before_level=", level));
+    EXPECT_EQ(r.exit_code, 1) << level;
+    EXPECT_NE(r.err.find(absl::StrCat("--bloom_before_level=", level)),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("-2147483648"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(Files(".filter").size(), filter_files);
 }
 
 }  // namespace

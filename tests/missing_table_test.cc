@@ -241,9 +241,11 @@ TEST_F(MissingTableTest, SiftGetSetsErrptr) {
 // reports it (include/sift/leveldb/c.h). LevelDB's smallest max_open_files
 // is 74 (leveldb_options_set_max_open_files raises smaller values), so
 // this DB has more tables.
+// The LevelDB layer raises max_open_files to LevelDB's minimum, 74.
+constexpr int kLeveldbMaxOpenFiles = 74;
+constexpr int kLeveldbTables = 90;
+
 TEST_F(MissingTableTest, LeveldbGetSetsErrptr) {
-  constexpr int kLeveldbMaxOpenFiles = 74;
-  constexpr int kLeveldbTables = 90;
   Create(kLeveldbTables);
   leveldb_options_t* options = leveldb_options_create();
   leveldb_options_set_max_open_files(options, kLeveldbMaxOpenFiles);
@@ -271,6 +273,49 @@ TEST_F(MissingTableTest, LeveldbGetSetsErrptr) {
   }
   EXPECT_GE(errors, (kLeveldbTables - kLeveldbMaxOpenFiles) * kKeysPerTable);
   leveldb_readoptions_destroy(ro);
+  leveldb_close(db);
+  leveldb_options_destroy(options);
+}
+
+// LevelDB's signature has no error to report: a range whose size needs a
+// table that cannot be opened counts 0, and every other range its bytes.
+TEST_F(MissingTableTest, LeveldbApproximateSizesZeroOnlyTheAffectedRanges) {
+  Create(kLeveldbTables);
+  leveldb_options_t* options = leveldb_options_create();
+  leveldb_options_set_max_open_files(options, kLeveldbMaxOpenFiles);
+  char* err = nullptr;
+  leveldb_t* db = leveldb_open(options, path_.c_str(), &err);
+  ASSERT_EQ(err, nullptr) << err;
+  ASSERT_EQ(RemoveTables(), kLeveldbTables);
+  // From the middle of each table to the next one's first key: the start
+  // falls inside the table, so its offset (an open table) must answer.
+  std::vector<std::string> starts, limits;
+  for (int t = 0; t < kLeveldbTables; ++t) {
+    starts.push_back(Key(t * kKeysPerTable + kKeysPerTable / 2));
+    limits.push_back(Key((t + 1) * kKeysPerTable));
+  }
+  std::vector<const char*> start_ptrs, limit_ptrs;
+  std::vector<size_t> start_lens, limit_lens;
+  for (int t = 0; t < kLeveldbTables; ++t) {
+    start_ptrs.push_back(starts[t].data());
+    start_lens.push_back(starts[t].size());
+    limit_ptrs.push_back(limits[t].data());
+    limit_lens.push_back(limits[t].size());
+  }
+  std::vector<uint64_t> sizes(kLeveldbTables, 99);
+  leveldb_approximate_sizes(db, kLeveldbTables, start_ptrs.data(),
+                            start_lens.data(), limit_ptrs.data(),
+                            limit_lens.data(), sizes.data());
+  int zero = 0;
+  for (int t = 0; t < kLeveldbTables; ++t) {
+    uint64_t alone = 99;
+    leveldb_approximate_sizes(db, 1, &start_ptrs[t], &start_lens[t],
+                              &limit_ptrs[t], &limit_lens[t], &alone);
+    EXPECT_EQ(sizes[t], alone) << "range " << t;
+    zero += sizes[t] == 0;
+  }
+  EXPECT_GE(zero, kLeveldbTables - kLeveldbMaxOpenFiles);
+  EXPECT_LT(zero, kLeveldbTables) << "the open tables still count";
   leveldb_close(db);
   leveldb_options_destroy(options);
 }

@@ -210,6 +210,34 @@ TEST_F(RebuildFiltersTest, ReopenKeepsTheReplacement) {
   EXPECT_EQ(env_->BytesAppendedTo(".filter"), 0u);
 }
 
+TEST_F(RebuildFiltersTest, CheckpointCarriesTheReplacementFilters) {
+  Fill();
+  Reopen(0.001);
+  ASSERT_TRUE(db_->RebuildFilters().ok());
+  const std::vector<std::string> filters = FilesEndingIn(".filter");
+  ASSERT_FALSE(filters.empty());
+  ASSERT_TRUE(db_->CreateCheckpoint("/ckpt").ok());
+  db_.reset();
+  const std::string source = path_;
+  path_ = "/ckpt";
+  // Every filter file, byte for byte.
+  EXPECT_EQ(FilesEndingIn(".filter"), filters);
+  for (const std::string& f : filters) {
+    std::string a, b;
+    ASSERT_TRUE(ReadFileToString(env_.get(), source + "/" + f, &a).ok());
+    ASSERT_TRUE(ReadFileToString(env_.get(), path_ + "/" + f, &b).ok()) << f;
+    EXPECT_EQ(a, b) << f;
+  }
+  // Opened with every check, the checkpoint reads through the rebuilt
+  // filters: their fp chance, and their few false positives.
+  options_.paranoid_checks = true;
+  Open();
+  EXPECT_EQ(FpChances(), std::set<double>{0.001});
+  CheckReads();
+  const Statistics stats = db_->GetStatistics();
+  EXPECT_LT(stats.ObservedFpRate(), 0.004) << stats.ToString();
+}
+
 TEST_F(RebuildFiltersTest, FilterFilesGoWithTheirTablesAndWhenReplaced) {
   Fill();
   Reopen(0.001);

@@ -41,8 +41,8 @@ absl::StatusOr<std::unique_ptr<DB>> OpenWritable(const Args& a) {
   // directory and LOCK file (DB::Open creates both before it looks).
   if (!options.create_if_missing &&
       !Env::Default()->FileExists(CurrentFileName(a.db))) {
-    return OpenFailed(absl::FailedPreconditionError(absl::StrCat(
-        a.db, ": no database here (--create_if_missing creates one)")));
+    return OpenFailed(NoCurrentError(Env::Default(), a.db,
+                                     "--create_if_missing creates one"));
   }
   absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, a.db);
   if (!db.ok()) return OpenFailed(db.status());

@@ -34,6 +34,17 @@ absl::Status NumberOption(const Args& a, const std::string& name, double* out) {
   return absl::OkStatus();
 }
 
+// An int option; a number that is not a whole int (too large for one
+// included) is refused by name.
+absl::Status IntOption(const Args& a, const std::string& name, int* out) {
+  const std::optional<std::string> text = a.Option(name);
+  if (!text.has_value()) return absl::OkStatus();
+  if (!absl::SimpleAtoi(*text, out)) {
+    return BadOption(name, *text, "not a whole number in the range of an int");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Options> FilterOptions(const Args& a) {
   Options options;
   absl::Status s = NumberOption(a, "bloom_filter_fp_chance",
@@ -42,10 +53,9 @@ absl::StatusOr<Options> FilterOptions(const Args& a) {
     s = NumberOption(a, "filter_bits_per_key_budget",
                      &options.filter_bits_per_key_budget);
   }
-  double before = options.bloom_before_level;
-  if (s.ok()) s = NumberOption(a, "bloom_before_level", &before);
+  if (s.ok())
+    s = IntOption(a, "bloom_before_level", &options.bloom_before_level);
   if (!s.ok()) return s;
-  options.bloom_before_level = static_cast<int>(before);
   if (const auto layout = a.Option("filter_layout"); layout.has_value()) {
     if (!ParseFilterLayout(*layout, &options.filter_layout)) {
       return BadOption("filter_layout", *layout,
@@ -62,8 +72,7 @@ absl::Status RebuildFilters(const Args& a) {
   if (!options.ok()) return options.status();
   // Checked first, so a mistyped path is not left holding a new directory.
   if (!Env::Default()->FileExists(CurrentFileName(a.db))) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(a.db, ": no database here"));
+    return NoCurrentError(Env::Default(), a.db, "nothing created");
   }
   absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(*options, a.db);
   if (!db.ok()) {

@@ -16,6 +16,13 @@ absl::Status Env::LinkFile(const std::string& from, const std::string& to) {
       absl::StrCat("link ", from, " to ", to, ": this Env cannot link files"));
 }
 
+absl::Status Env::CreateNewDir(const std::string& dir) {
+  if (FileExists(dir)) {
+    return absl::AlreadyExistsError(absl::StrCat("mkdir ", dir, ": exists"));
+  }
+  return CreateDir(dir);
+}
+
 absl::Status ReadFileToString(Env* env, const std::string& path,
                               std::string* data) {
   data->clear();

@@ -367,6 +367,11 @@ class PosixEnv final : public Env {
     return PosixError("mkdir", dir, err);
   }
 
+  absl::Status CreateNewDir(const std::string& dir) override {
+    if (::mkdir(dir.c_str(), 0755) == 0) return absl::OkStatus();
+    return PosixError("mkdir", dir, errno);
+  }
+
   absl::Status RemoveDir(const std::string& dir) override {
     if (::rmdir(dir.c_str()) != 0) return PosixError("rmdir", dir, errno);
     return absl::OkStatus();

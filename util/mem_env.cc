@@ -251,6 +251,16 @@ class MemEnv final : public Env {
     return absl::OkStatus();
   }
 
+  absl::Status CreateNewDir(const std::string& dir) override {
+    MutexLock l(&mu_);
+    std::string p = Normalize(dir);
+    if (files_.count(p) > 0 || IsDirLocked(p)) {
+      return MemError("mkdir", dir, EEXIST);
+    }
+    dirs_.insert(p);
+    return absl::OkStatus();
+  }
+
   absl::Status RemoveDir(const std::string& dir) override {
     MutexLock l(&mu_);
     std::string p = Normalize(dir);

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "db/compaction/compaction.h"
 #include "db/compaction/compaction_job.h"
 #include "db/db_impl/db_impl.h"
@@ -197,6 +199,14 @@ absl::Status DBImpl::RunManual(int level, bool rewrite,
 absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
                                   std::optional<std::string_view> end) {
   if (read_only_) return ReadOnlyError("CompactRange");
+  if (begin.has_value() && end.has_value() &&
+      options_.comparator->Compare(*begin, *end) > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompactRange: begin '",
+        absl::CEscape(absl::string_view(begin->data(), begin->size())),
+        "' is after end '",
+        absl::CEscape(absl::string_view(end->data(), end->size())), "'"));
+  }
   RETURN_IF_ERROR(Flush());
   int max_level = 0;
   {

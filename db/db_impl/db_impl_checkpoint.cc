@@ -8,9 +8,10 @@
 // a level-0 file to the source DB, while the logs hold at most about a
 // memtable or two. The current log is copied up to the length it had at
 // the moment, which ends on a record boundary (writers append whole
-// records); later records are not in the copy. Tables are hard-linked
-// (copied across file systems). The new MANIFEST records exactly the
-// captured Version, log number and sequence, so Open there replays the
+// records); later records are not in the copy. Tables, and the
+// replacement filters the MANIFEST names for them (db/filter_rebuild.h), are
+// hard-linked (copied across file systems). The new MANIFEST records exactly
+// the captured Version, log number and sequence, so Open there replays the
 // copied logs on top of the tables and sees that state.
 
 #include <memory>
@@ -107,25 +108,41 @@ void DBImpl::UnpinLogs(uint64_t first) {
 absl::Status DBImpl::CreateCheckpoint(const std::string& dir,
                                       uint64_t* sequence) {
   if (read_only_) return ReadOnlyError("CreateCheckpoint");
-  if (dir.empty() || env_->FileExists(dir)) {
+  if (dir.empty()) {
+    return absl::InvalidArgumentError(
+        "CreateCheckpoint: the directory path is empty");
+  }
+  // One step makes the directory ours: of two checkpoints into one new
+  // directory, exactly one gets it.
+  absl::Status s = env_->CreateNewDir(dir);
+  if (absl::IsAlreadyExists(s)) {
     return absl::InvalidArgumentError(
         absl::StrCat("CreateCheckpoint: directory '", dir, "' already exists"));
   }
+  RETURN_IF_ERROR(s);
   CheckpointState state;
   {
     MutexLock l(&mu_);
-    RETURN_IF_ERROR(CaptureCheckpointState(&state));
+    s = CaptureCheckpointState(&state);
   }
-  absl::Status s = env_->CreateDir(dir);
-  const bool created = s.ok();
-  if (s.ok()) {
-    for (int level = 0; level < config::kNumLevels && s.ok(); ++level) {
-      for (const auto& f : state.version->files[level]) {
-        s = LinkOrCopyFile(env_, TableFileName(dbname_, f->number),
-                           TableFileName(dir, f->number), f->file_size)
+  if (!s.ok()) {
+    RemoveCheckpointDir(env_, dir);
+    return s;
+  }
+  // Every file the captured Version names: the tables and the replacement
+  // filters RebuildFilters wrote for some of them.
+  for (int level = 0; level < config::kNumLevels && s.ok(); ++level) {
+    for (const auto& f : state.version->files[level]) {
+      s = LinkOrCopyFile(env_, TableFileName(dbname_, f->number),
+                         TableFileName(dir, f->number), f->file_size)
+              .status();
+      if (s.ok() && f->facts.has_value() && f->facts->replacement) {
+        const ReplacementFilter& r = *f->facts->replacement;
+        s = LinkOrCopyFile(env_, FilterFileName(dbname_, r.number),
+                           FilterFileName(dir, r.number), r.size)
                 .status();
-        if (!s.ok()) break;
       }
+      if (!s.ok()) break;
     }
   }
   // The logs from log_number on: the older ones are closed (a link or a
@@ -159,7 +176,7 @@ absl::Status DBImpl::CreateCheckpoint(const std::string& dir,
                                 state.next_file);
   }
   if (!s.ok()) {
-    if (created) RemoveCheckpointDir(env_, dir);
+    RemoveCheckpointDir(env_, dir);
     return s;
   }
   if (sequence != nullptr) *sequence = state.sequence;

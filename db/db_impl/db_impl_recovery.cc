@@ -40,8 +40,7 @@ absl::Status CheckSequences(const WriteBatch& batch,
 }  // namespace
 
 absl::Status DBImpl::NoDatabaseError() const {
-  return absl::FailedPreconditionError(
-      absl::StrCat(dbname_, ": no database here (create_if_missing is false)"));
+  return NoCurrentError(env_, dbname_, "create_if_missing is false");
 }
 
 absl::Status DBImpl::CreateNewDatabase() {
@@ -50,24 +49,19 @@ absl::Status DBImpl::CreateNewDatabase() {
   // damaged DB, not a new one: do not start over on top of its data.
   // Anything else of ours (a MANIFEST, a temp file, an empty log) is what
   // a first Open that failed leaves: nothing in it was acknowledged.
+  if (const absl::Status s = NoCurrentError(env_, dbname_, "");
+      absl::IsDataLoss(s)) {
+    return s;
+  }
   ASSIGN_OR_RETURN(std::vector<std::string> children,
                    env_->GetChildren(dbname_));
   std::vector<std::string> leftovers;
   for (const std::string& name : children) {
     uint64_t number;
     FileType type;
-    if (!ParseFileName(name, &number, &type)) continue;
-    const std::string path = dbname_ + "/" + name;
-    bool holds_data = type == FileType::kTable;
-    if (type == FileType::kLog) {
-      ASSIGN_OR_RETURN(const uint64_t size, env_->GetFileSize(path));
-      holds_data = size > 0;
+    if (ParseFileName(name, &number, &type) && type != FileType::kLock) {
+      leftovers.push_back(dbname_ + "/" + name);
     }
-    if (holds_data) {
-      return absl::DataLossError(absl::StrCat(dbname_, ": has database files (",
-                                              name, ") but no CURRENT file"));
-    }
-    if (type != FileType::kLock) leftovers.push_back(path);
   }
   for (const std::string& path : leftovers) {
     RETURN_IF_ERROR(env_->RemoveFile(path));
@@ -101,8 +95,7 @@ absl::Status DBImpl::Recover(VersionEdit* edit,
 
   if (!env_->FileExists(CurrentFileName(dbname_))) {
     if (read_only_) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          dbname_, ": no database here (opened read-only: nothing created)"));
+      return NoCurrentError(env_, dbname_, "opened read-only: nothing created");
     }
     if (!options_.create_if_missing) return NoDatabaseError();
     return CreateNewDatabase();

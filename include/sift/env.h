@@ -103,6 +103,12 @@ class Env {
                                   const std::string& to) = 0;
   // Succeeds if dir already exists as a directory.
   virtual absl::Status CreateDir(const std::string& dir) = 0;
+  // Creates dir, which must not exist: AlreadyExists if a directory or a
+  // file has that name. The built-in Envs create it in one step (POSIX: one
+  // mkdir), so of callers racing for one name exactly one succeeds. The
+  // default, for Envs written before it, checks FileExists and then calls
+  // CreateDir: two steps another caller can come between.
+  virtual absl::Status CreateNewDir(const std::string& dir);
   virtual absl::Status RemoveDir(const std::string& dir) = 0;
   // Makes the directory's entries (creations, renames, removals) durable.
   virtual absl::Status SyncDir(const std::string& dir) = 0;
@@ -161,6 +167,9 @@ class EnvWrapper : public Env {
   }
   absl::Status CreateDir(const std::string& dir) override {
     return target_->CreateDir(dir);
+  }
+  absl::Status CreateNewDir(const std::string& dir) override {
+    return target_->CreateNewDir(dir);
   }
   absl::Status RemoveDir(const std::string& dir) override {
     return target_->RemoveDir(dir);

@@ -432,6 +432,11 @@ absl::Status FaultInjectionEnv::CreateDir(const std::string& dir) {
   return target()->CreateDir(dir);
 }
 
+absl::Status FaultInjectionEnv::CreateNewDir(const std::string& dir) {
+  RETURN_IF_ERROR(CheckActive("mkdir", dir));
+  return target()->CreateNewDir(dir);
+}
+
 absl::Status FaultInjectionEnv::RemoveDir(const std::string& dir) {
   RETURN_IF_ERROR(CheckActive("rmdir", dir));
   return target()->RemoveDir(dir);

@@ -142,6 +142,7 @@ class FaultInjectionEnv : public EnvWrapper {
   absl::Status RenameFile(const std::string& from,
                           const std::string& to) override;
   absl::Status CreateDir(const std::string& dir) override;
+  absl::Status CreateNewDir(const std::string& dir) override;
   absl::Status RemoveDir(const std::string& dir) override;
   absl::Status SyncDir(const std::string& dir) override;
   absl::Status LinkFile(const std::string& from,

@@ -196,6 +196,14 @@ void DrawReopenOptions(uint32_t seed, Options* options) {
   // the test: 64 MiB/s in 1 ms refills).
   options->rate_limiter =
       rnd.OneIn(3) ? NewGenericRateLimiter(64 << 20, 1000) : nullptr;
+  // One reopen in four sizes filters from a per-level budget instead, so
+  // RebuildFilters has files to re-tune (the fp chance stays at its
+  // default: the budget replaces it).
+  options->filter_bits_per_key_budget = 0;
+  if (rnd.OneIn(4)) {
+    options->bloom_filter_fp_chance = Options().bloom_filter_fp_chance;
+    options->filter_bits_per_key_budget = 4 + rnd.Uniform(9);
+  }
 }
 
 StressRunner::StressRunner(const Options& options)

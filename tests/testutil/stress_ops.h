@@ -72,7 +72,8 @@ struct StressCounts {
 
 // Sets every option a reopen may change (filter fp chance and layout,
 // compression, memtable, file and block sizes, max_open_files, level-0
-// trigger) from seed; the rest of *options stays.
+// trigger, rate limiter, filter budget) from seed; the rest of *options
+// stays.
 void DrawReopenOptions(uint32_t seed, Options* options);
 
 class StressRunner {

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sift/sst_file_writer.h"
 #include "tests/testutil/expected_state.h"
 #include "tests/testutil/stress_ops.h"
 #include "util/status_macros.h"
@@ -125,6 +126,26 @@ struct ThreadedStressRunner::Partition {
 struct ThreadedStressRunner::View {
   std::vector<uint32_t> lo, hi;
 
+  View() = default;
+  // One view per partition, all around the same fix.
+  template <typename Fix>
+  static std::vector<View> Around(
+      const std::vector<std::unique_ptr<Partition>>& partitions, Fix fix) {
+    std::vector<View> views(partitions.size());
+    for (size_t w = 0; w < partitions.size(); ++w) {
+      for (const auto& c : partitions[w]->committed) {
+        views[w].lo.push_back(c.load());
+      }
+    }
+    fix();
+    for (size_t w = 0; w < partitions.size(); ++w) {
+      for (const auto& v : partitions[w]->pending) {
+        views[w].hi.push_back(v.load());
+      }
+    }
+    return views;
+  }
+
   template <typename Fix>
   View(Partition* p, Fix fix) {
     lo.reserve(static_cast<size_t>(p->keys));
@@ -210,45 +231,129 @@ absl::Status ThreadedStressRunner::Round(int round) {
   return EndRound(round, seed);
 }
 
+WriteOps ThreadedStressRunner::Announce(Partition* p,
+                                        const std::vector<int>& keys,
+                                        bool deletes) {
+  WriteOps ops;
+  for (int i : keys) {
+    const size_t k = static_cast<size_t>(i);
+    uint32_t v = p->pending[k].load() + 1;
+    // A DeleteRange deletes: its keys skip to their next Delete version.
+    while (deletes && !IsDeleteVersion(p->id, i, v)) ++v;
+    p->pending[k].store(v);
+    p->issued[k] = std::max(p->issued[k], v);
+    ops.emplace_back(KeyOf(p->id, i),
+                     IsDeleteVersion(p->id, i, v)
+                         ? std::nullopt
+                         : std::optional<std::string>(ValueOf(p->id, i, v)));
+  }
+  return ops;
+}
+
+void ThreadedStressRunner::Acknowledge(Partition* p,
+                                       const std::vector<int>& keys,
+                                       WriteOps ops, bool durable) {
+  for (int i : keys) {
+    const size_t k = static_cast<size_t>(i);
+    p->committed[k].store(p->pending[k].load());
+  }
+  p->expected.Add(std::move(ops), durable);
+  writes_acked_.fetch_add(1);
+}
+
+absl::Status ThreadedStressRunner::WriteKeys(Partition* p,
+                                             const std::vector<int>& keys,
+                                             bool sync) {
+  WriteOps ops = Announce(p, keys, /*deletes=*/false);
+  WriteBatch batch = ToBatch(ops);
+  WriteOptions wo;
+  wo.sync = sync;
+  RETURN_IF_ERROR(db_->Write(wo, &batch));
+  Acknowledge(p, keys, std::move(ops), sync);
+  return absl::OkStatus();
+}
+
+absl::Status ThreadedStressRunner::DeleteKeyRange(Partition* p, int first,
+                                                  int end, bool sync) {
+  std::vector<int> keys;
+  for (int i = first; i < end; ++i) keys.push_back(i);
+  WriteOps ops = Announce(p, keys, /*deletes=*/true);
+  WriteBatch batch;
+  batch.DeleteRange(KeyOf(p->id, first), KeyOf(p->id, end));
+  WriteOptions wo;
+  wo.sync = sync;
+  RETURN_IF_ERROR(db_->Write(wo, &batch));
+  Acknowledge(p, keys, std::move(ops), sync);
+  return absl::OkStatus();
+}
+
+absl::Status ThreadedStressRunner::IngestKeys(Partition* p,
+                                              const std::vector<int>& keys,
+                                              bool move) {
+  // An ingested file is durable once acknowledged, but the writes before
+  // it in the log need not be: a synced write of the first key makes them
+  // durable, so a crash keeps a prefix of this writer's writes.
+  RETURN_IF_ERROR(WriteKeys(p, {keys.front()}, /*sync=*/true));
+  WriteOps ops = Announce(p, keys, /*deletes=*/false);
+  const std::string path = absl::StrCat("/stress-ingest-", p->id, ".sst");
+  SstFileWriter writer(options_);
+  RETURN_IF_ERROR(writer.Open(path));
+  for (const auto& [key, value] : ops) {
+    RETURN_IF_ERROR(value ? writer.Put(key, *value) : writer.Delete(key));
+  }
+  RETURN_IF_ERROR(writer.Finish());
+  IngestOptions io;
+  io.move_files = move;
+  RETURN_IF_ERROR(db_->IngestExternalFiles({path}, io));
+  if (!move) RETURN_IF_ERROR(env_->RemoveFile(path));
+  Acknowledge(p, keys, std::move(ops), /*durable=*/true);
+  return absl::OkStatus();
+}
+
 void ThreadedStressRunner::Writer(Partition* p, Random* rnd) {
-  for (int n = 0; n < size_.writes_per_round && !stopped(); ++n) {
-    // One key, or (one write in five) a batch of 2 to 4 distinct keys.
+  const auto key_space = static_cast<uint32_t>(size_.keys_per_writer);
+  // want distinct keys of the partition, in increasing order.
+  const auto distinct = [&](int want) {
     std::vector<int> keys;
-    const int want = rnd->OneIn(5) ? 2 + static_cast<int>(rnd->Uniform(3)) : 1;
     while (static_cast<int>(keys.size()) < want) {
-      const int i = static_cast<int>(
-          rnd->Uniform(static_cast<uint32_t>(size_.keys_per_writer)));
+      const int i = static_cast<int>(rnd->Uniform(key_space));
       if (std::find(keys.begin(), keys.end(), i) == keys.end()) {
         keys.push_back(i);
       }
     }
-    WriteOps ops;
-    for (int i : keys) {
-      const uint32_t v = p->pending[static_cast<size_t>(i)].load() + 1;
-      p->pending[static_cast<size_t>(i)].store(v);
-      p->issued[static_cast<size_t>(i)] =
-          std::max(p->issued[static_cast<size_t>(i)], v);
-      ops.emplace_back(KeyOf(p->id, i),
-                       IsDeleteVersion(p->id, i, v)
-                           ? std::nullopt
-                           : std::optional<std::string>(ValueOf(p->id, i, v)));
+    std::sort(keys.begin(), keys.end());
+    return keys;
+  };
+  for (int n = 0; n < size_.writes_per_round && !stopped(); ++n) {
+    const uint32_t r = rnd->Uniform(100);
+    const char* what;
+    absl::Status s;
+    if (r < 2) {
+      // A DeleteRange over 1 to 8 keys.
+      what = "DeleteRange";
+      const int first = static_cast<int>(rnd->Uniform(key_space));
+      const int end = std::min(size_.keys_per_writer,
+                               first + 1 + static_cast<int>(rnd->Uniform(8)));
+      s = DeleteKeyRange(p, first, end, rnd->OneIn(20));
+    } else if (r < 3) {
+      // An SSTable of 1 to 6 keys, ingested (copied or moved).
+      what = "IngestExternalFiles";
+      s = IngestKeys(p, distinct(1 + static_cast<int>(rnd->Uniform(6))),
+                     rnd->OneIn(2));
+    } else {
+      // One key, or (one write in five) a batch of 2 to 4 distinct keys.
+      what = "Write";
+      s = WriteKeys(
+          p,
+          distinct(rnd->OneIn(5) ? 2 + static_cast<int>(rnd->Uniform(3)) : 1),
+          rnd->OneIn(20));
     }
-    WriteBatch batch = ToBatch(ops);
-    WriteOptions wo;
-    wo.sync = rnd->OneIn(20);
-    const absl::Status s = db_->Write(wo, &batch);
     ops_.fetch_add(1);
     if (!s.ok()) {
-      Fail(absl::Status(
-          s.code(), absl::StrCat("writer ", p->id, ": Write: ", s.message())));
+      Fail(absl::Status(s.code(), absl::StrCat("writer ", p->id, ": ", what,
+                                               ": ", s.message())));
       break;
     }
-    for (int i : keys) {
-      const size_t k = static_cast<size_t>(i);
-      p->committed[k].store(p->pending[k].load());
-    }
-    p->expected.Add(std::move(ops), wo.sync);
-    writes_acked_.fetch_add(1);
   }
   writers_done_.fetch_add(1);
 }
@@ -289,13 +394,13 @@ void ThreadedStressRunner::Maintainer(Random* rnd) {
       continue;
     }
     last = acked;
-    const uint32_t r = rnd->Uniform(10);
+    const uint32_t r = rnd->Uniform(20);
     absl::Status s;
     const char* what;
-    if (r < 5) {
+    if (r < 8) {
       what = "Flush";
       s = db_->Flush();
-    } else if (r < 8) {
+    } else if (r < 13) {
       what = "CompactRange";
       std::optional<std::string> a, b;
       if (!rnd->OneIn(3)) {
@@ -309,9 +414,18 @@ void ThreadedStressRunner::Maintainer(Random* rnd) {
         b = KeyOf(w, j);
       }
       s = db_->CompactRange(a, b);
-    } else {
+    } else if (r < 15) {
       what = "WaitForCompaction";
       s = db_->WaitForCompaction();
+    } else if (r < 18) {
+      // Beside the flushes and compactions the writers cause: the files it
+      // replaces filters for may be compacted away, and the tables they
+      // write must never be taken for obsolete.
+      what = "RebuildFilters";
+      s = db_->RebuildFilters();
+    } else {
+      what = "CreateCheckpoint";
+      s = CheckCheckpoint();
     }
     ops_.fetch_add(1);
     if (!s.ok()) {
@@ -485,6 +599,62 @@ absl::Status ThreadedStressRunner::CheckSeekWalk(Partition* p, int from,
   }
   std::reverse(seen.begin(), seen.end());
   return CheckRange(p, view, full ? seen.front().first : 0, from - 1, seen);
+}
+
+absl::Status ThreadedStressRunner::CheckCheckpoint() {
+  const std::string dir =
+      absl::StrCat("/stress-threads-checkpoint", checkpoints_++);
+  absl::Status made;
+  const std::vector<View> views =
+      View::Around(partitions_, [&] { made = db_->CreateCheckpoint(dir); });
+  RETURN_IF_ERROR(made);
+  // The checkpoint holds one moment inside the call: opened with every
+  // check, each key reads (by Get and by iterator alike) as a version in
+  // its window.
+  Options o = options_;
+  o.create_if_missing = false;
+  o.paranoid_checks = true;
+  absl::Status s;
+  {
+    ASSIGN_OR_RETURN(std::unique_ptr<DB> copy, DB::Open(o, dir));
+    for (size_t w = 0; s.ok() && w < partitions_.size(); ++w) {
+      Partition* p = partitions_[w].get();
+      std::unique_ptr<Iterator> it = copy->NewIterator(ReadOptions());
+      it->Seek(p->prefix);
+      std::vector<std::pair<int, std::string>> seen;
+      if (!Walk(it.get(), p->prefix, p->keys, true, p->keys + 1, &seen)) {
+        return absl::InternalError(
+            absl::StrCat("a checkpoint showed a key nobody wrote: ",
+                         absl::CEscape(std::string(it->key()))));
+      }
+      RETURN_IF_ERROR(it->status());
+      s = CheckRange(p, views[w], 0, p->keys - 1, seen);
+      size_t next = 0;
+      for (int i = 0; s.ok() && i < p->keys; ++i) {
+        std::optional<std::string> want;
+        if (next < seen.size() && seen[next].first == i) {
+          want = seen[next++].second;
+        }
+        std::string value;
+        const absl::Status g =
+            copy->Get(ReadOptions(), KeyOf(p->id, i), &value);
+        if (!g.ok() && !absl::IsNotFound(g)) return g;
+        if (want !=
+            (g.ok() ? std::optional<std::string>(value) : std::nullopt)) {
+          s = absl::InternalError(absl::StrCat("in a checkpoint, Get of ",
+                                               KeyOf(p->id, i),
+                                               " disagrees with its iterator"));
+        }
+      }
+    }
+  }
+  auto children = env_->GetChildren(dir);
+  RETURN_IF_ERROR(children.status());
+  for (const std::string& name : *children) {
+    RETURN_IF_ERROR(env_->RemoveFile(absl::StrCat(dir, "/", name)));
+  }
+  RETURN_IF_ERROR(env_->RemoveDir(dir));
+  return s;
 }
 
 absl::Status ThreadedStressRunner::EndRound(int round, uint64_t seed) {

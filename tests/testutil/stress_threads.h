@@ -1,5 +1,7 @@
 // The multi-threaded variant of the stress test (tests/stress_threads_test.cc):
-// writers, readers, iterators, flushes and compactions at once on one DB,
+// writers (batches, DeleteRanges, ingested files), readers (Gets, snapshots,
+// iterators), flushes, compactions, RebuildFilters and checkpoints at once
+// on one DB,
 // checked against a shared expected state, in rounds that end with a clean
 // reopen under changed options or a simulated machine crash.
 //
@@ -35,6 +37,7 @@
 #include "sift/db.h"
 #include "sift/env.h"
 #include "sift/options.h"
+#include "tests/testutil/expected_state.h"
 #include "tests/testutil/fault_env.h"
 #include "util/random.h"
 
@@ -78,10 +81,28 @@ class ThreadedStressRunner {
   absl::Status Round(int round);
   absl::Status EndRound(int round, uint64_t seed);
 
+  // Writes (single keys and batches), DeleteRanges and ingested files of
+  // the partition's keys.
   void Writer(Partition* p, Random* rnd);
   void Reader(int id, Random* rnd);
-  // Flushes and compactions, one per kWritesPerMaintenance writes.
+  // Flushes, compactions, RebuildFilters and checkpoints, one per
+  // kWritesPerMaintenance writes.
   void Maintainer(Random* rnd);
+
+  // The owner's write steps. Announce gives each key its next version (a
+  // Delete version if deletes) and returns the operations;
+  // Acknowledge records them as written.
+  WriteOps Announce(Partition* p, const std::vector<int>& keys, bool deletes);
+  void Acknowledge(Partition* p, const std::vector<int>& keys, WriteOps ops,
+                   bool durable);
+  absl::Status WriteKeys(Partition* p, const std::vector<int>& keys, bool sync);
+  absl::Status DeleteKeyRange(Partition* p, int first, int end, bool sync);
+  // keys ascending; move: IngestOptions::move_files.
+  absl::Status IngestKeys(Partition* p, const std::vector<int>& keys,
+                          bool move);
+  // Makes a checkpoint, opens it with paranoid checks and checks every key
+  // against the versions possible during the call; then deletes it.
+  absl::Status CheckCheckpoint();
 
   // One reader step each; an error describes the disagreement.
   absl::Status CheckGet(Partition* p, int i);
@@ -119,6 +140,7 @@ class ThreadedStressRunner {
   absl::Mutex mu_;
   absl::Status error_ ABSL_GUARDED_BY(mu_);
   ThreadedStressCounts counts_;
+  int checkpoints_ = 0;  // the maintenance thread's
 };
 
 }  // namespace sift::test

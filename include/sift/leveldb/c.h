@@ -120,7 +120,9 @@ LEVELDB_EXPORT char* leveldb_property_value(leveldb_t* db,
 
 /* As LevelDB: the bytes of table files in each range [start, limit), not
    counting writes still in the memtable. A range whose limit is not after
-   its start is 0; a table that cannot be read counts 0. */
+   its start is 0. LevelDB's signature has no errptr: a range whose size
+   needs a table that cannot be opened is 0, the other ranges keep their
+   sizes. */
 LEVELDB_EXPORT void leveldb_approximate_sizes(
     leveldb_t* db, int num_ranges, const char* const* range_start_key,
     const size_t* range_start_key_len, const char* const* range_limit_key,
