@@ -97,9 +97,8 @@ class ThreadedStressRunner {
                    bool durable);
   absl::Status WriteKeys(Partition* p, const std::vector<int>& keys, bool sync);
   absl::Status DeleteKeyRange(Partition* p, int first, int end, bool sync);
-  // keys ascending; move: IngestOptions::move_files.
-  absl::Status IngestKeys(Partition* p, const std::vector<int>& keys,
-                          bool move);
+  // keys ascending.
+  absl::Status IngestKeys(Partition* p, const std::vector<int>& keys);
   // Makes a checkpoint, opens it with paranoid checks and checks every key
   // against the versions possible during the call; then deletes it.
   absl::Status CheckCheckpoint();
