@@ -245,14 +245,30 @@ TEST_F(MissingTableTest, SiftGetSetsErrptr) {
 constexpr int kLeveldbMaxOpenFiles = 74;
 constexpr int kLeveldbTables = 90;
 
-TEST_F(MissingTableTest, LeveldbGetSetsErrptr) {
-  Create(kLeveldbTables);
-  leveldb_options_t* options = leveldb_options_create();
-  leveldb_options_set_max_open_files(options, kLeveldbMaxOpenFiles);
+// kLeveldbTables tables, opened through the LevelDB layer, then every
+// table file deleted behind it.
+class MissingTableLeveldbTest : public MissingTableTest {
+ protected:
+  ~MissingTableLeveldbTest() override {
+    leveldb_options_destroy(leveldb_options_);
+  }
+
+  void OpenLeveldbThenRemoveTables(leveldb_t** db) {
+    Create(kLeveldbTables);
+    leveldb_options_set_max_open_files(leveldb_options_, kLeveldbMaxOpenFiles);
+    char* err = nullptr;
+    *db = leveldb_open(leveldb_options_, path_.c_str(), &err);
+    ASSERT_EQ(err, nullptr) << err;
+    ASSERT_EQ(RemoveTables(), kLeveldbTables);
+  }
+
+  leveldb_options_t* const leveldb_options_ = leveldb_options_create();
+};
+
+TEST_F(MissingTableLeveldbTest, LeveldbGetSetsErrptr) {
+  leveldb_t* db = nullptr;
+  ASSERT_NO_FATAL_FAILURE(OpenLeveldbThenRemoveTables(&db));
   char* err = nullptr;
-  leveldb_t* db = leveldb_open(options, path_.c_str(), &err);
-  ASSERT_EQ(err, nullptr) << err;
-  ASSERT_EQ(RemoveTables(), kLeveldbTables);
   leveldb_readoptions_t* ro = leveldb_readoptions_create();
   int errors = 0;
   for (int i = 0; i < kLeveldbTables * kKeysPerTable; ++i) {
@@ -274,19 +290,14 @@ TEST_F(MissingTableTest, LeveldbGetSetsErrptr) {
   EXPECT_GE(errors, (kLeveldbTables - kLeveldbMaxOpenFiles) * kKeysPerTable);
   leveldb_readoptions_destroy(ro);
   leveldb_close(db);
-  leveldb_options_destroy(options);
 }
 
 // LevelDB's signature has no error to report: a range whose size needs a
 // table that cannot be opened counts 0, and every other range its bytes.
-TEST_F(MissingTableTest, LeveldbApproximateSizesZeroOnlyTheAffectedRanges) {
-  Create(kLeveldbTables);
-  leveldb_options_t* options = leveldb_options_create();
-  leveldb_options_set_max_open_files(options, kLeveldbMaxOpenFiles);
-  char* err = nullptr;
-  leveldb_t* db = leveldb_open(options, path_.c_str(), &err);
-  ASSERT_EQ(err, nullptr) << err;
-  ASSERT_EQ(RemoveTables(), kLeveldbTables);
+TEST_F(MissingTableLeveldbTest,
+       LeveldbApproximateSizesZeroOnlyTheAffectedRanges) {
+  leveldb_t* db = nullptr;
+  ASSERT_NO_FATAL_FAILURE(OpenLeveldbThenRemoveTables(&db));
   // From the middle of each table to the next one's first key: the start
   // falls inside the table, so its offset (an open table) must answer.
   std::vector<std::string> starts, limits;
@@ -317,7 +328,6 @@ TEST_F(MissingTableTest, LeveldbApproximateSizesZeroOnlyTheAffectedRanges) {
   EXPECT_GE(zero, kLeveldbTables - kLeveldbMaxOpenFiles);
   EXPECT_LT(zero, kLeveldbTables) << "the open tables still count";
   leveldb_close(db);
-  leveldb_options_destroy(options);
 }
 
 }  // namespace
