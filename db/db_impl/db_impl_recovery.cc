@@ -111,12 +111,21 @@ absl::Status DBImpl::Recover(VersionEdit* edit,
   // first.
   ASSIGN_OR_RETURN(std::vector<std::string> children,
                    env_->GetChildren(dbname_));
+  // Every number a file in the directory carries counts as used, not only
+  // those the MANIFEST names: a moved ingest links its table in before its
+  // MANIFEST record is durable, and a crash between the two leaves a table
+  // numbered at or above the recovered next file number. Counted here, it
+  // falls below that number, no Version names it, and the sweep after Open
+  // removes it; uncounted, the number would be handed out again.
   std::vector<uint64_t> logs;
   for (const std::string& name : children) {
     uint64_t number;
     FileType type;
-    if (ParseFileName(name, &number, &type) && type == FileType::kLog &&
-        number >= versions_->log_number()) {
+    if (!ParseFileName(name, &number, &type)) continue;
+    if (type != FileType::kLock && type != FileType::kCurrent) {
+      versions_->MarkFileNumberUsed(number);
+    }
+    if (type == FileType::kLog && number >= versions_->log_number()) {
       logs.push_back(number);
     }
   }

@@ -288,7 +288,8 @@ absl::Status ThreadedStressRunner::DeleteKeyRange(Partition* p, int first,
 }
 
 absl::Status ThreadedStressRunner::IngestKeys(Partition* p,
-                                              const std::vector<int>& keys) {
+                                              const std::vector<int>& keys,
+                                              bool move) {
   // An ingested file is durable once acknowledged, but the writes before
   // it in the log need not be: a synced write of the first key makes them
   // durable, so a crash keeps a prefix of this writer's writes.
@@ -301,11 +302,10 @@ absl::Status ThreadedStressRunner::IngestKeys(Partition* p,
     RETURN_IF_ERROR(value ? writer.Put(key, *value) : writer.Delete(key));
   }
   RETURN_IF_ERROR(writer.Finish());
-  // Copied, not moved: a moved file's link can survive a crash that loses
-  // the ingest's MANIFEST record, and the number is then handed out again
-  // (a known defect: docs/DESIGN.md, "Known debts").
-  RETURN_IF_ERROR(db_->IngestExternalFiles({path}, IngestOptions()));
-  RETURN_IF_ERROR(env_->RemoveFile(path));
+  IngestOptions io;
+  io.move_files = move;
+  RETURN_IF_ERROR(db_->IngestExternalFiles({path}, io));
+  if (!move) RETURN_IF_ERROR(env_->RemoveFile(path));
   Acknowledge(p, keys, std::move(ops), /*durable=*/true);
   return absl::OkStatus();
 }
@@ -336,9 +336,10 @@ void ThreadedStressRunner::Writer(Partition* p, Random* rnd) {
                                first + 1 + static_cast<int>(rnd->Uniform(8)));
       s = DeleteKeyRange(p, first, end, rnd->OneIn(20));
     } else if (r < 3) {
-      // An SSTable of 1 to 6 keys, ingested.
+      // An SSTable of 1 to 6 keys, ingested (copied or moved).
       what = "IngestExternalFiles";
-      s = IngestKeys(p, distinct(1 + static_cast<int>(rnd->Uniform(6))));
+      s = IngestKeys(p, distinct(1 + static_cast<int>(rnd->Uniform(6))),
+                     rnd->OneIn(2));
     } else {
       // One key, or (one write in five) a batch of 2 to 4 distinct keys.
       what = "Write";

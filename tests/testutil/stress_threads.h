@@ -97,8 +97,9 @@ class ThreadedStressRunner {
                    bool durable);
   absl::Status WriteKeys(Partition* p, const std::vector<int>& keys, bool sync);
   absl::Status DeleteKeyRange(Partition* p, int first, int end, bool sync);
-  // keys ascending.
-  absl::Status IngestKeys(Partition* p, const std::vector<int>& keys);
+  // keys ascending; move: IngestOptions::move_files.
+  absl::Status IngestKeys(Partition* p, const std::vector<int>& keys,
+                          bool move);
   // Makes a checkpoint, opens it with paranoid checks and checks every key
   // against the versions possible during the call; then deletes it.
   absl::Status CheckCheckpoint();
