@@ -59,6 +59,7 @@ class ReadViewCache {
     Ref& operator=(const Ref&) = delete;
 
     const ReadView* operator->() const;
+    const ReadView& operator*() const { return *operator->(); }
     // An owning reference for objects that outlive the read or move to
     // other threads (iterators). Its count lives in a block only this
     // thread's slot shares, not in the view every thread shares.

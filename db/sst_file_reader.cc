@@ -53,16 +53,18 @@ static absl::Status NotOpen() {
 absl::Status SstFileReader::Get(const ReadOptions& options,
                                 std::string_view key, std::string* value) {
   if (rep_->table == nullptr) return NotOpen();
-  const Table& t = *rep_->table;
-  if (!t.KeyMayMatch(KeyHash(key)) || !t.UserKeyMayMatch(key)) {
+  std::string ikey;
+  AppendInternalKey(&ikey, key, kMaxSequenceNumber, kValueTypeForSeek);
+  Table::Lookup lookup;
+  lookup.key = ikey;
+  lookup.hash = KeyHash(key);
+  lookup.value = value;
+  TableReadCounters counters;
+  rep_->table->Get(options, &lookup, &counters);
+  RETURN_IF_ERROR(lookup.status);
+  if (lookup.result != Table::LookupResult::kFound) {
     return absl::NotFoundError("");
   }
-  std::string lookup;
-  AppendInternalKey(&lookup, key, kMaxSequenceNumber, kValueTypeForSeek);
-  Table::LookupResult result;
-  TableReadCounters counters;
-  RETURN_IF_ERROR(t.Get(options, lookup, value, &result, &counters));
-  if (result != Table::LookupResult::kFound) return absl::NotFoundError("");
   return absl::OkStatus();
 }
 

@@ -153,15 +153,7 @@ StatisticsImpl::ShardCounters& StatisticsImpl::Shard() {
 }
 
 void StatisticsImpl::LevelSink::Add(const TableReadCounters& c) {
-  if (c.block_cache_hits)
-    stats->Add(level, kBlockCacheDataHit, c.block_cache_hits);
-  if (c.block_cache_misses) {
-    stats->Add(level, kBlockCacheDataMiss, c.block_cache_misses);
-  }
-  if (c.blocks_read) {
-    stats->Add(level, kDataBlocksRead, c.blocks_read);
-    stats->Add(level, kBytesRead, c.bytes_read);
-  }
+  AddTableCounters(level, c, stats);
 }
 
 Statistics StatisticsImpl::Snapshot() const {

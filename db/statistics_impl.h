@@ -23,6 +23,35 @@ namespace sift {
 
 class LocalStats;
 
+// Adds what table lookups or iterators counted (table/table.h) at `level`
+// through to->Add(level, ticker, n): the one mapping from the table's
+// counters to tickers, for StatisticsImpl and LocalStats alike.
+template <typename Stats>
+void AddTableCounters(int level, const TableReadCounters& c, Stats* to) {
+  if (c.block_cache_hits) {
+    to->Add(level, kBlockCacheDataHit, c.block_cache_hits);
+  }
+  if (c.block_cache_misses) {
+    to->Add(level, kBlockCacheDataMiss, c.block_cache_misses);
+  }
+  if (c.blocks_read) {
+    to->Add(level, kDataBlocksRead, c.blocks_read);
+    to->Add(level, kBytesRead, c.bytes_read);
+  }
+  if (c.filter_checked) {
+    to->Add(level, kBloomFilterChecked, c.filter_checked);
+    if (c.filter_useful) to->Add(level, kBloomFilterUseful, c.filter_useful);
+    if (c.filter_checked > c.filter_useful) {
+      to->Add(level, kBloomFilterFullPositive,
+              c.filter_checked - c.filter_useful);
+    }
+    if (c.filter_true_positive) {
+      to->Add(level, kBloomFilterFullTruePositive, c.filter_true_positive);
+    }
+  }
+  if (c.filter_corrupt) to->Add(level, kBloomFilterCorrupt, c.filter_corrupt);
+}
+
 class StatisticsImpl {
  public:
   StatisticsImpl();

@@ -7,7 +7,6 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "db/file_probe.h"
 #include "db/iterator/level_iterator.h"
 #include "table/table.h"
 #include "util/invariant.h"
@@ -73,122 +72,161 @@ uint64_t Version::LevelBytes(int level) const {
 
 namespace {
 
-// The table of `f`: `pinned` when the version pins it, else from the
-// cache's LRU, kept open by *holder.
-absl::StatusOr<const Table*> TableOf(const FileMetaData& f, const Table* pinned,
-                                     TableCache* cache,
-                                     std::shared_ptr<const Table>* holder) {
-  if (pinned != nullptr) return pinned;
-  ASSIGN_OR_RETURN(*holder, cache->GetUnpinned(f));
-  return holder->get();
+// Most batches fit these without touching the heap.
+constexpr size_t kInlineKeys = 32;
+template <typename T>
+using BatchVector = absl::InlinedVector<T, kInlineKeys>;
+
+// A file a point read asks: its metadata, pinned table (or null: from the
+// cache's LRU) and level.
+struct Candidate {
+  const FileMetaData* file;
+  const Table* table;
+  int level;
+};
+
+bool HasRangeDeletions(const FileMetaData& f) {
+  SIFT_INVARIANT(f.facts.has_value(),
+                 "FileMetaData::facts is set in every installed Version");
+  return f.facts->num_range_deletions > 0;
 }
 
-// Probes one file, whose pinned table is `table` (null: not pinned, so from
-// the cache's LRU). Returns true when the file decided the lookup; then
-// *found_seq is the sequence of the entry it found.
-bool ProbeFile(const ReadOptions& options, const FileMetaData& f,
-               const Table* table, int level, const LookupKey& key,
-               uint64_t hash, TableCache* cache, std::string* value,
-               Version::GetResult* result, LocalStats* stats,
-               absl::Status* status, SequenceNumber* found_seq) {
-  std::shared_ptr<const Table> holder;
-  absl::StatusOr<const Table*> t = TableOf(f, table, cache, &holder);
-  if (!t.ok()) {
-    *status = t.status();
-    return true;
+// The probe core of Get and MultiGet: asks files, in the order the read
+// visits them, for runs of keys, and remembers the files asked that hold
+// range tombstones. Once a file finds an entry for a key, those of them
+// whose range holds the key (with the finder) are the newer sources whose
+// tombstones may delete it, and are read only then: a miss reads none.
+class PointLookup {
+ public:
+  PointLookup(const ReadContext& ctx, const KeyComparator& icmp)
+      : ctx_(ctx), icmp_(icmp) {}
+
+  // Asks c for each key of `keys` (ascending) not yet done; each key the
+  // file decides is done. The table asks its filter first and counts.
+  void Ask(const Candidate& c, absl::Span<KeyLookup* const> keys) {
+    std::shared_ptr<const Table> holder;
+    const Table* table = c.table;
+    if (table == nullptr) {
+      absl::StatusOr<std::shared_ptr<const Table>> t =
+          ctx_.cache->GetUnpinned(*c.file);
+      if (!t.ok()) {
+        for (KeyLookup* k : keys) {
+          if (!k->done) Fail(k, t.status());
+        }
+        return;
+      }
+      holder = *std::move(t);
+      table = holder.get();
+      // Overlap the filter misses of a batch (pinned tables were
+      // prefetched before their level was asked).
+      if (keys.size() > 1) {
+        for (const KeyLookup* k : keys) table->PrefetchFilter(k->hash);
+      }
+    }
+    lookups_.clear();
+    asked_.clear();
+    for (KeyLookup* k : keys) {
+      if (k->done) continue;
+      Table::Lookup& l = lookups_.emplace_back();
+      l.key = k->internal_key;
+      l.hash = k->hash;
+      l.value = k->value;
+      asked_.push_back(k);
+    }
+    if (!lookups_.empty()) {
+      TableReadCounters counters;
+      table->MultiGet(ctx_.options, absl::MakeSpan(lookups_), &counters);
+      AddTableCounters(c.level, counters, ctx_.stats);
+      for (size_t j = 0; j < lookups_.size(); ++j) {
+        const Table::Lookup& l = lookups_[j];
+        KeyLookup* k = asked_[j];
+        if (!l.status.ok()) {
+          Fail(k, l.status);
+        } else if (l.result == Table::LookupResult::kFound ||
+                   l.result == Table::LookupResult::kDeleted) {
+          k->done = true;
+          k->found = l.result == Table::LookupResult::kFound &&
+                     !Covered(c, *table, k, l.sequence);
+        }
+      }
+    }
+    if (ctx_.range_dels && HasRangeDeletions(*c.file)) {
+      with_tombstones_.push_back(c);
+    }
   }
-  table = *t;
-  if (!FilterMayMatch(*table, level, key.user_key(), hash, stats)) return false;
-  Table::LookupResult r;
-  TableReadCounters counters;
-  *status =
-      table->Get(options, key.internal_key(), value, &r, &counters, found_seq);
-  AddTableReads(level, counters, stats);
-  if (!status->ok()) return true;
-  if (r == Table::LookupResult::kNotFound) return false;
-  CountFilterTruePositive(*table, level, stats);
-  *result = r == Table::LookupResult::kFound ? Version::GetResult::kFound
-                                             : Version::GetResult::kDeleted;
-  return true;
-}
 
-// Raises *covering to the newest range tombstone of `f` (pinned table
-// `table`, or null) covering the key at the read's sequence.
-absl::Status RaiseCovering(const FileMetaData& f, const Table* table,
-                           const LookupKey& key, TableCache* cache,
-                           SequenceNumber* covering) {
-  std::shared_ptr<const Table> holder;
-  ASSIGN_OR_RETURN(table, TableOf(f, table, cache, &holder));
-  const SequenceNumber read_seq =
-      ExtractTrailer(key.internal_key()) >> kValueTypeBits;
-  *covering = std::max(*covering, table->range_tombstones().MaxCoveringSeq(
-                                      key.user_key(), read_seq));
-  return absl::OkStatus();
-}
+ private:
+  // Whether the entry for k found in c (at sequence `found`, table `t`)
+  // is deleted by a range tombstone newer than it in c or in a file asked
+  // before c. A failure to open one of those fails k.
+  bool Covered(const Candidate& c, const Table& t, KeyLookup* k,
+               SequenceNumber found) {
+    if (!ctx_.range_dels) return false;
+    for (const Candidate& older : with_tombstones_) {
+      const FileMetaData& f = *older.file;
+      if (icmp_.CompareUser(k->user_key, f.smallest_user_key()) < 0 ||
+          icmp_.CompareUser(k->user_key, f.largest_user_key()) > 0) {
+        continue;
+      }
+      std::shared_ptr<const Table> holder;
+      const Table* table = older.table;
+      if (table == nullptr) {
+        absl::StatusOr<std::shared_ptr<const Table>> opened =
+            ctx_.cache->GetUnpinned(f);
+        if (!opened.ok()) {
+          *k->status = opened.status();
+          return false;
+        }
+        holder = *std::move(opened);
+        table = holder.get();
+      }
+      RaiseCovering(*table, k);
+    }
+    if (HasRangeDeletions(*c.file)) RaiseCovering(t, k);
+    return found < k->covering;
+  }
+
+  static void RaiseCovering(const Table& table, KeyLookup* k) {
+    const SequenceNumber read_seq =
+        ExtractTrailer(k->internal_key) >> kValueTypeBits;
+    k->covering = std::max(k->covering, table.range_tombstones().MaxCoveringSeq(
+                                            k->user_key, read_seq));
+  }
+
+  static void Fail(KeyLookup* k, const absl::Status& s) {
+    *k->status = s;
+    k->done = true;
+  }
+
+  const ReadContext& ctx_;
+  const KeyComparator& icmp_;
+  absl::InlinedVector<Candidate, 4> with_tombstones_;
+  BatchVector<Table::Lookup> lookups_;
+  BatchVector<KeyLookup*> asked_;  // the key of each lookup
+};
 
 }  // namespace
 
-absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
-                          uint64_t hash, TableCache* cache, std::string* value,
-                          GetResult* result, LocalStats* stats,
-                          SequenceNumber* covering) const {
-  *result = GetResult::kNotFound;
-  const std::string_view user_key = key.user_key();
+void Version::Get(const ReadContext& ctx, KeyLookup* key) const {
+  const std::string_view user_key = key->user_key;
+  PointLookup lookup(ctx, icmp);
   // Candidates are gathered a batch at a time -- level-0 files newest first
   // whose range holds the key, then at most one file per deeper level --
-  // and each one's filter cache line is requested before any is probed, so
-  // the probes' cache misses overlap instead of following one another.
+  // and each one's filter cache line is requested before any is asked, so
+  // the cache misses overlap instead of following one another.
   constexpr int kBatch = 16;
-  struct Candidate {
-    const FileMetaData* file;
-    const Table* table;  // pinned, or null
-    int level;
-  };
   Candidate batch[kBatch];
   int n = 0;
-  absl::Status status;
   auto add = [&](int level, size_t i) {
     const Table* t = PinnedTable(level, i);
-    if (t != nullptr) t->PrefetchFilter(hash);
+    if (t != nullptr) t->PrefetchFilter(key->hash);
     batch[n++] = Candidate{files[level][i].get(), t, level};
   };
-  // Candidates probed so far whose file holds range tombstones. They are
-  // consulted only once a file finds an entry for the key, which they may
-  // delete: a miss, the common case, never reads them. Each candidate's
-  // range holds its tombstones, so these are all the newer files whose
-  // tombstones may cover the key.
-  absl::InlinedVector<Candidate, 4> with_tombstones;
-  // Whether the entry found by `decider` (at found_seq) is deleted by a
-  // range tombstone newer than it.
-  auto covered = [&](const Candidate& decider, SequenceNumber found_seq) {
-    with_tombstones.push_back(decider);
-    for (const Candidate& c : with_tombstones) {
-      SIFT_INVARIANT(c.file->facts.has_value(),
-                     "FileMetaData::facts is set in every installed Version");
-      if (c.file->facts->num_range_deletions == 0) continue;
-      status = RaiseCovering(*c.file, c.table, key, cache, covering);
-      if (!status.ok()) return false;
-    }
-    return found_seq < *covering;
-  };
-  // Probes the batch in order; true once a file decided the lookup.
-  auto probe = [&]() {
+  // Asks the batch in order; true once a file decided the lookup.
+  auto ask = [&]() {
     for (int c = 0; c < n; ++c) {
-      SequenceNumber found_seq = 0;
-      if (ProbeFile(options, *batch[c].file, batch[c].table, batch[c].level,
-                    key, hash, cache, value, result, stats, &status,
-                    &found_seq)) {
-        if (status.ok() && *result == GetResult::kFound &&
-            covering != nullptr && covered(batch[c], found_seq)) {
-          *result = GetResult::kDeleted;
-        }
-        return true;
-      }
-      SIFT_INVARIANT(batch[c].file->facts.has_value(),
-                     "FileMetaData::facts is set in every installed Version");
-      if (covering != nullptr && batch[c].file->facts->num_range_deletions) {
-        with_tombstones.push_back(batch[c]);
-      }
+      lookup.Ask(batch[c], absl::MakeConstSpan(&key, 1));
+      if (key->done) return true;
     }
     n = 0;
     return false;
@@ -198,21 +236,106 @@ absl::Status Version::Get(const ReadOptions& options, const LookupKey& key,
     if (icmp.CompareUser(user_key, f.smallest_user_key()) >= 0 &&
         icmp.CompareUser(user_key, f.largest_user_key()) <= 0) {
       add(0, i);
-      if (n == kBatch && probe()) return status;
+      if (n == kBatch && ask()) return;
     }
   }
-  if (n > kBatch - config::kNumLevels && probe()) return status;
+  if (n > kBatch - config::kNumLevels && ask()) return;
   for (int level = 1; level < config::kNumLevels; ++level) {
     const FileList& fl = files[level];
     if (fl.empty()) continue;
-    const size_t i = FindFileFast(level, user_key, key.internal_key());
+    const size_t i = FindFileFast(level, user_key, key->internal_key);
     if (i < fl.size() &&
         icmp.CompareUser(user_key, fl[i]->smallest_user_key()) >= 0) {
       add(level, i);
     }
   }
-  probe();
-  return status;
+  ask();
+}
+
+void Version::MultiGet(const ReadContext& ctx,
+                       absl::Span<KeyLookup* const> keys) const {
+  PointLookup lookup(ctx, icmp);
+  // The files of one level the batch asks, each with its run of keys
+  // (keys_[begin, end)).
+  struct FileKeys {
+    Candidate file;
+    size_t begin, end;
+  };
+  absl::InlinedVector<FileKeys, 8> plan;
+  BatchVector<KeyLookup*> planned;
+  auto add_file = [&](int level, size_t i) {
+    plan.push_back(
+        FileKeys{Candidate{files[level][i].get(), PinnedTable(level, i), level},
+                 planned.size(), planned.size()});
+  };
+  auto add_key = [&](KeyLookup* k) {
+    planned.push_back(k);
+    ++plan.back().end;
+  };
+  // Requests the filter line of every planned key in every pinned table,
+  // so that the cache misses of the whole level overlap, then asks the
+  // files in plan order for their keys not yet done.
+  auto run = [&]() {
+    for (const FileKeys& fk : plan) {
+      if (fk.file.table == nullptr) continue;
+      for (size_t i = fk.begin; i < fk.end; ++i) {
+        fk.file.table->PrefetchFilter(planned[i]->hash);
+      }
+    }
+    const absl::Span<KeyLookup* const> all(planned);
+    for (const FileKeys& fk : plan) {
+      if (fk.begin < fk.end) {
+        lookup.Ask(fk.file, all.subspan(fk.begin, fk.end - fk.begin));
+      }
+    }
+    plan.clear();
+    planned.clear();
+  };
+  // Level 0, newest file first: each takes the open keys in its range (a
+  // key an earlier file decides is skipped when its turn comes).
+  for (size_t i = 0; i < files[0].size(); ++i) {
+    const FileMetaData& f = *files[0][i];
+    KeyLookup first;
+    first.user_key = f.smallest_user_key();
+    first.prefix = UserKeyPrefix(first.user_key);
+    add_file(0, i);
+    for (auto it = std::lower_bound(keys.begin(), keys.end(), &first,
+                                    KeyLookupLess{&icmp});
+         it != keys.end() &&
+         icmp.CompareUser((*it)->user_key, f.largest_user_key()) <= 0;
+         ++it) {
+      if (!(*it)->done) add_key(*it);
+    }
+  }
+  run();
+  // Deeper levels: the keys ascend, and so do their files. A key's file is
+  // the one FindFile gives (the first whose largest key is at or after the
+  // key's lookup key), as in Get, and the keys after it stay in that file
+  // while they are at or below its largest key.
+  for (int level = 1; level < config::kNumLevels; ++level) {
+    const FileList& fl = files[level];
+    size_t k = 0;
+    while (k < keys.size() && !fl.empty()) {
+      if (keys[k]->done) {
+        ++k;
+        continue;
+      }
+      const size_t i =
+          FindFileFast(level, keys[k]->user_key, keys[k]->internal_key);
+      if (i == fl.size()) break;  // every later key is past the last file
+      const FileMetaData& f = *fl[i];
+      add_file(level, i);
+      for (; k < keys.size() &&
+             icmp.Compare(f.largest, keys[k]->internal_key) >= 0;
+           ++k) {
+        if (!keys[k]->done &&
+            icmp.CompareUser(keys[k]->user_key, f.smallest_user_key()) >= 0) {
+          add_key(keys[k]);
+        }
+      }
+    }
+    run();
+  }
 }
 
 void Version::AddIterators(

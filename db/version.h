@@ -25,7 +25,51 @@
 
 namespace sift {
 
-struct MultiGetKey;
+// One key of a point read on its way through the read view: DBImpl::Get
+// asks with one, DBImpl::MultiGet with a batch, and both go the same way
+// -- the memtables, then Version::Get or Version::MultiGet, which ask each
+// file through one probe core (db/version.cc, PointLookup).
+struct KeyLookup {
+  std::string_view user_key;
+  uint64_t prefix = 0;  // UserKeyPrefix(user_key): orders most bytewise pairs
+  // user_key at the read's sequence, as a table lookup key (LookupKey's
+  // internal_key).
+  std::string_view internal_key;
+  uint64_t hash = 0;  // KeyHash(user_key), computed once
+  std::string* value = nullptr;
+  absl::Status* status = nullptr;  // set only on an error
+  // Found, deleted or failed: no later source is asked.
+  bool done = false;
+  bool found = false;
+  // The newest visible range tombstone covering the key among the sources
+  // asked so far (0: none); an entry found older than it is deleted. Kept
+  // only when the view holds range tombstones (ReadContext::range_dels).
+  SequenceNumber covering = 0;
+};
+
+// User-key order of KeyLookups under icmp. For the bytewise comparator the
+// stored prefixes decide most pairs inline (a sort of a batch makes many
+// comparisons per key).
+struct KeyLookupLess {
+  const KeyComparator* icmp;
+  bool operator()(const KeyLookup* a, const KeyLookup* b) const {
+    if (!icmp->bytewise()) {
+      return icmp->CompareUser(a->user_key, b->user_key) < 0;
+    }
+    if (a->prefix != b->prefix) return a->prefix < b->prefix;
+    return a->user_key < b->user_key;
+  }
+};
+
+// What every file asked by one point read shares.
+struct ReadContext {
+  const ReadOptions& options;
+  TableCache* cache;
+  LocalStats* stats;
+  // Whether the read view holds range tombstones anywhere (memtables or
+  // files). False, the common case: no tombstone is ever looked at.
+  bool range_dels;
+};
 
 class Version {
  public:
@@ -40,29 +84,26 @@ class Version {
   // table or null (same order as files), read by Get with no lock.
   PinnedTables pinned;
 
-  enum class GetResult : uint8_t { kNotFound, kFound, kDeleted };
-  // Looks the key up file by file: level 0 newest first, then one candidate
-  // per deeper level. Each candidate is range-checked, then its filter is
-  // probed with `hash`; only on "maybe" is a data block read.
-  // With covering null, range tombstones are not consulted (there are
-  // none: see has_range_deletions). Otherwise, once a file finds an entry
-  // for the key, the tombstones covering it in that file and in every
-  // candidate before it raise *covering -- also those whose filter said
-  // "no", which says nothing about their range deletions -- and the entry
-  // reads as deleted if older than *covering. A miss reads no tombstones.
-  absl::Status Get(const ReadOptions& options, const LookupKey& key,
-                   uint64_t hash, TableCache* cache, std::string* value,
-                   GetResult* result, LocalStats* stats,
-                   SequenceNumber* covering = nullptr) const;
+  // Looks key (not done) up file by file: level 0 newest first, then one
+  // candidate per deeper level. Each candidate is range-checked, then the
+  // table asks its filter with the key's hash; only on "maybe" is a data
+  // block read. The first file holding an entry decides: key->found if a
+  // value, else deleted; an error sets *key->status. With range_dels,
+  // once a file finds an entry, the tombstones covering the key in that
+  // file and in every candidate before it raise key->covering -- also
+  // those whose filter said "no", which says nothing about their range
+  // deletions -- and the entry reads as deleted if older. A miss reads no
+  // tombstones.
+  void Get(const ReadContext& ctx, KeyLookup* key) const;
 
-  // Get for each undecided key of `keys` (sorted by user key under icmp;
-  // duplicates allowed), in the order Get visits files for each: a key is done
-  // at the first file that decides it. Each candidate file is opened and its
-  // filter probed once for all the keys in its range (db/multi_get.h).
-  // With range_dels, range tombstones are consulted as Get does with a
-  // covering sequence, each key's in MultiGetKey::covering.
-  void MultiGet(const ReadOptions& options, absl::Span<MultiGetKey* const> keys,
-                TableCache* cache, LocalStats* stats, bool range_dels) const;
+  // Get for each undecided key of `keys` (sorted by KeyLookupLess;
+  // duplicates allowed), visiting files in the order Get does for each: a
+  // key is done at the first file that decides it. It goes a level at a
+  // time: it requests the filter cache line of every key in every pinned
+  // file of the level, then asks each file once for all its keys, so the
+  // keys the filter lets through share each data block they need.
+  void MultiGet(const ReadContext& ctx,
+                absl::Span<KeyLookup* const> keys) const;
 
   // Adds one iterator per level-0 file and one concatenating iterator per
   // deeper level; their block reads are counted in stats, per level.

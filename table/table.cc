@@ -380,53 +380,56 @@ absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(
   return block;
 }
 
-absl::Status Table::Get(const ReadOptions& options, std::string_view lookup_key,
-                        std::string* value, LookupResult* result,
-                        TableReadCounters* counters,
-                        SequenceNumber* seq) const {
-  *result = LookupResult::kNotFound;
-  // Every entry has the global sequence: all newer than the lookup's, or
-  // all visible (and then the stored sequence 0 is found by any lookup).
-  if (global_sequence_ > ExtractTrailer(lookup_key) >> kValueTypeBits) {
-    return absl::OkStatus();
+bool Table::FilterRulesOut(const Lookup& l, TableReadCounters* counters) const {
+  if (!l.use_filter) return false;
+  if (filter_.valid() || has_user_filter_) {
+    ++counters->filter_checked;
+    const bool out = filter_.valid() ? !filter_.MayContainHash(l.hash)
+                                     : !UserKeyMayMatch(ExtractUserKey(l.key));
+    counters->filter_useful += out;
+    return out;
   }
-  const size_t i = FindBlock(lookup_key);
-  if (i == index_.size()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(std::shared_ptr<const Block> block,
-                   ReadDataBlock(options, index_[i].handle, counters));
-  return GetInBlock(*block, i, lookup_key, value, result, seq);
+  counters->filter_corrupt += !filter_status_.ok();
+  return false;
 }
 
-void Table::MultiGet(const ReadOptions& options,
-                     absl::Span<BatchLookup> lookups,
+void Table::Get(const ReadOptions& options, Lookup* lookup,
+                TableReadCounters* counters) const {
+  MultiGet(options, absl::MakeSpan(lookup, 1), counters);
+}
+
+void Table::MultiGet(const ReadOptions& options, absl::Span<Lookup> lookups,
                      TableReadCounters* counters) const {
   size_t current = index_.size();  // the block in `block`, if any
   absl::StatusOr<std::shared_ptr<const Block>> block;
-  for (BatchLookup& l : lookups) {
-    l.result = LookupResult::kNotFound;
-    // As in Get: an ingested table is newer than the lookup, or visible.
-    if (global_sequence_ > ExtractTrailer(l.lookup_key) >> kValueTypeBits) {
-      l.status = absl::OkStatus();
+  for (Lookup& l : lookups) {
+    l.status = absl::OkStatus();
+    if (FilterRulesOut(l, counters)) {
+      l.result = LookupResult::kFilteredOut;
       continue;
     }
+    l.result = LookupResult::kNotFound;
+    // Every entry has the global sequence: all newer than the lookup's, or
+    // all visible (and then the stored sequence 0 is found by any lookup).
+    if (global_sequence_ > ExtractTrailer(l.key) >> kValueTypeBits) continue;
     // Keys ascend, so a key at or below the current block's separator is
     // served by that block: no index search.
-    const size_t i =
-        current < index_.size() &&
-                icmp_.Compare(l.lookup_key, index_[current].key) <= 0
-            ? current
-            : FindBlock(l.lookup_key);
-    if (i == index_.size()) {
-      l.status = absl::OkStatus();
-      continue;
-    }
+    const size_t i = current < index_.size() &&
+                             icmp_.Compare(l.key, index_[current].key) <= 0
+                         ? current
+                         : FindBlock(l.key);
+    if (i == index_.size()) continue;
     if (i != current) {
       block = ReadDataBlock(options, index_[i].handle, counters);
       current = i;
     }
-    l.status = block.ok() ? GetInBlock(**block, i, l.lookup_key, l.value,
-                                       &l.result, &l.sequence)
+    l.status = block.ok() ? GetInBlock(**block, i, l.key, l.value, &l.result,
+                                       &l.sequence)
                           : block.status();
+    if (l.result != LookupResult::kNotFound && l.use_filter &&
+        (filter_.valid() || has_user_filter_)) {
+      ++counters->filter_true_positive;
+    }
   }
 }
 

@@ -38,12 +38,20 @@ namespace sift {
 
 using BlockCache = LruCache<Block>;
 
-// What one lookup cost; the caller adds these into its statistics.
+// What lookups cost and what the filter answered them; the caller adds
+// these into its statistics (db/statistics_impl.h, AddTableCounters).
 struct TableReadCounters {
   uint64_t block_cache_hits = 0;
   uint64_t block_cache_misses = 0;
   uint64_t blocks_read = 0;  // data blocks read from the file
   uint64_t bytes_read = 0;
+  // Point lookups only (Get, MultiGet): those that asked a usable filter,
+  // those it ruled out, those it let through that found an entry, and
+  // those of a table whose filter is damaged (read without one).
+  uint64_t filter_checked = 0;
+  uint64_t filter_useful = 0;
+  uint64_t filter_true_positive = 0;
+  uint64_t filter_corrupt = 0;
 };
 
 // Where a table iterator reports the cost of each data block it reads (the
@@ -116,36 +124,37 @@ class Table {
   }
 
   enum class LookupResult : uint8_t {
-    kNotFound,  // no entry for the user key at or below the sequence
-    kFound,     // *value holds the newest value at or below the sequence
-    kDeleted,   // the newest entry at or below the sequence is a tombstone
+    kFilteredOut,  // the filter ruled the user key out: no block was read
+    kNotFound,     // no entry for the user key at or below the sequence
+    kFound,        // *value holds the newest value at or below the sequence
+    kDeleted,      // the newest entry at or below the sequence is a tombstone
   };
 
-  // Looks up `lookup_key`, an internal key (user key, sequence,
-  // kValueTypeForSeek), skipping the filter (callers probe it first with
-  // KeyMayMatch so they can count). Reads at most one data block.
-  // Range tombstones are not applied (see range_tombstones()). When found
-  // (or deleted) and seq is not null, *seq is the entry's sequence (an
-  // ingested table's global sequence).
-  absl::Status Get(const ReadOptions& options, std::string_view lookup_key,
-                   std::string* value, LookupResult* result,
-                   TableReadCounters* counters,
-                   SequenceNumber* seq = nullptr) const;
-
-  // One key of a MultiGet: lookup_key and value as for Get; result and
-  // status are what Get would have set and returned, sequence what it
-  // would have stored in *seq.
-  struct BatchLookup {
-    std::string_view lookup_key;
+  // One point lookup: what Get and MultiGet are asked, and their answer.
+  struct Lookup {
+    // An internal key: the user key, the read's sequence, kValueTypeForSeek.
+    std::string_view key;
+    uint64_t hash = 0;  // KeyHash of its user key, for the built-in filter
     std::string* value = nullptr;
+    // False skips the filter: for tools checking the data below it.
+    bool use_filter = true;
     LookupResult result = LookupResult::kNotFound;
+    // When found or deleted: the entry's sequence (an ingested table's
+    // global sequence).
     SequenceNumber sequence = 0;
     absl::Status status;
   };
-  // Get for each of `lookups`, in ascending lookup-key order (filters
-  // skipped, as in Get). Consecutive keys served by one data block read
-  // it once; a block that fails to read fails only the keys it serves.
-  void MultiGet(const ReadOptions& options, absl::Span<BatchLookup> lookups,
+
+  // Asks the filter (the replacement, the embedded one, or the user
+  // policy's) and, on "maybe", the index and at most one data block.
+  // Range tombstones are not applied (see range_tombstones()). Counts the
+  // filter's answer and the blocks read into *counters.
+  void Get(const ReadOptions& options, Lookup* lookup,
+           TableReadCounters* counters) const;
+  // Get for each of `lookups`, in ascending key order. Consecutive keys
+  // served by one data block read it once; a block that fails to read
+  // fails only the keys it serves.
+  void MultiGet(const ReadOptions& options, absl::Span<Lookup> lookups,
                 TableReadCounters* counters) const;
 
   // Iterates internal keys (a two-level iterator over the index and the
@@ -214,6 +223,8 @@ class Table {
   // of the blocks before it, which it updates.
   absl::Status VerifyDataBlock(size_t i, BlockContents contents,
                                std::string* last_key) const;
+  // True when the filter rules out l's user key; counts the answer.
+  bool FilterRulesOut(const Lookup& l, TableReadCounters* counters) const;
   // Index of the first block whose separator is >= ikey (== size: none).
   size_t FindBlock(std::string_view ikey) const;
   // The newest entry for lookup_key's user key at or below its sequence

@@ -3,10 +3,12 @@
 
 #include "table/table.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "sift/env.h"
@@ -31,6 +33,20 @@ struct InternalLess {
   }
 };
 using Model = std::map<std::string, std::string, InternalLess>;
+
+// Table::Get of user at seq, with the filter; counts into *c if given.
+Table::Lookup Get(const Table& t, std::string_view user, SequenceNumber seq,
+                  std::string* value, TableReadCounters* c) {
+  const std::string ikey = IKey(user, seq, kValueTypeForSeek);
+  Table::Lookup l;
+  l.key = ikey;
+  l.hash = KeyHash(user);
+  l.value = value;
+  TableReadCounters ignored;
+  t.Get(ReadOptions(), &l, c != nullptr ? c : &ignored);
+  l.key = {};  // ikey dies here
+  return l;
+}
 
 // block size, restart interval, compression, fp chance
 using Param = std::tuple<size_t, int, Compression, double>;
@@ -121,31 +137,88 @@ TEST_P(TableHarness, IteratesSeeksAndGetsLikeAMap) {
     for (const auto& [user, entry] : newest) {
       EXPECT_TRUE(table->KeyMayMatch(KeyHash(user))) << "false negative";
       std::string value;
-      Table::LookupResult result;
-      TableReadCounters c;
-      ASSERT_TRUE(table
-                      ->Get(ReadOptions(),
-                            IKey(user, kMaxSequenceNumber, kValueTypeForSeek),
-                            &value, &result, &c)
-                      .ok());
+      const Table::Lookup l =
+          Get(*table, user, kMaxSequenceNumber, &value, nullptr);
+      ASSERT_TRUE(l.status.ok()) << l.status;
       if (entry.first == kTypeValue) {
-        ASSERT_EQ(result, Table::LookupResult::kFound) << user;
+        ASSERT_EQ(l.result, Table::LookupResult::kFound) << user;
         EXPECT_EQ(value, entry.second);
       } else {
-        EXPECT_EQ(result, Table::LookupResult::kDeleted) << user;
+        EXPECT_EQ(l.result, Table::LookupResult::kDeleted) << user;
       }
     }
     std::string value;
-    Table::LookupResult result;
-    TableReadCounters c;
-    ASSERT_TRUE(
-        table
-            ->Get(ReadOptions(),
-                  IKey("k-absent", kMaxSequenceNumber, kValueTypeForSeek),
-                  &value, &result, &c)
-            .ok());
-    EXPECT_EQ(result, Table::LookupResult::kNotFound);
+    const Table::Lookup l =
+        Get(*table, "k-absent", kMaxSequenceNumber, &value, nullptr);
+    ASSERT_TRUE(l.status.ok()) << l.status;
+    EXPECT_TRUE(l.result == Table::LookupResult::kNotFound ||
+                l.result == Table::LookupResult::kFilteredOut);
   }
+}
+
+// Table::Get decides with the filter itself: a key it rules out reads no
+// block, and every lookup's answer is counted for the statistics.
+TEST_P(TableHarness, GetAsksTheFilterAndCountsItsAnswers) {
+  Model m;
+  for (int i = 0; i < 200; ++i) {
+    m[IKey("k" + std::to_string(i), 5, kTypeValue)] = "v";
+  }
+  std::unique_ptr<Table> table = Build(m);
+  ASSERT_NE(table, nullptr);
+  const bool filtered = table->has_filter();
+  TableReadCounters c;
+  std::string value;
+  for (int i = 0; i < 200; ++i) {
+    const Table::Lookup l =
+        Get(*table, "k" + std::to_string(i), kMaxSequenceNumber, &value, &c);
+    ASSERT_EQ(l.result, Table::LookupResult::kFound);
+  }
+  EXPECT_EQ(c.filter_checked, filtered ? 200u : 0u);
+  EXPECT_EQ(c.filter_useful, 0u);
+  EXPECT_EQ(c.filter_true_positive, filtered ? 200u : 0u);
+  int ruled_out = 0;
+  for (int i = 0; i < 1000; ++i) {
+    TableReadCounters miss;
+    const Table::Lookup l = Get(*table, "absent" + std::to_string(i),
+                                kMaxSequenceNumber, &value, &miss);
+    ASSERT_TRUE(l.status.ok());
+    if (l.result == Table::LookupResult::kFilteredOut) {
+      ++ruled_out;
+      EXPECT_EQ(miss.filter_useful, 1u);
+      EXPECT_EQ(
+          miss.block_cache_hits + miss.block_cache_misses + miss.blocks_read,
+          0u)
+          << "a key the filter rules out reads no block";
+    } else {
+      EXPECT_EQ(l.result, Table::LookupResult::kNotFound);
+      EXPECT_EQ(miss.filter_true_positive, 0u);
+    }
+  }
+  if (filtered) {
+    EXPECT_GT(ruled_out, 900);  // a 1% filter
+  } else {
+    EXPECT_EQ(ruled_out, 0);
+  }
+  // The same lookups in one MultiGet answer the same.
+  std::vector<std::string> keys, values(50);
+  for (int i = 0; i < 50; ++i) {
+    keys.push_back(IKey("k" + std::to_string(i * 4), kMaxSequenceNumber,
+                        kValueTypeForSeek));
+  }
+  std::sort(keys.begin(), keys.end(), InternalLess());
+  std::vector<Table::Lookup> batch(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    batch[i].key = keys[i];
+    batch[i].hash = KeyHash(ExtractUserKey(keys[i]));
+    batch[i].value = &values[i];
+  }
+  TableReadCounters mc;
+  table->MultiGet(ReadOptions(), absl::MakeSpan(batch), &mc);
+  for (const Table::Lookup& l : batch) {
+    EXPECT_TRUE(l.status.ok());
+    EXPECT_EQ(l.result, Table::LookupResult::kFound);
+  }
+  EXPECT_EQ(mc.filter_checked, filtered ? keys.size() : 0u);
 }
 
 TEST_P(TableHarness, GetAtOlderSequenceSeesOlderVersion) {
@@ -158,13 +231,9 @@ TEST_P(TableHarness, GetAtOlderSequenceSeesOlderVersion) {
   ASSERT_NE(table, nullptr);
   auto get = [&](std::string_view user, SequenceNumber seq) {
     std::string value;
-    Table::LookupResult result;
-    TableReadCounters c;
-    EXPECT_TRUE(table
-                    ->Get(ReadOptions(), IKey(user, seq, kValueTypeForSeek),
-                          &value, &result, &c)
-                    .ok());
-    switch (result) {
+    const Table::Lookup l = Get(*table, user, seq, &value, nullptr);
+    EXPECT_TRUE(l.status.ok()) << l.status;
+    switch (l.result) {
       case Table::LookupResult::kFound:
         return value;
       case Table::LookupResult::kDeleted:

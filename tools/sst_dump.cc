@@ -155,13 +155,17 @@ absl::Status CheckEntry(const Table& t, std::string_view ikey,
                                                InternalKeyText(ikey),
                                                " which the file holds"));
   }
-  std::string lookup, found;
-  AppendInternalKey(&lookup, pk.user_key, kMaxSequenceNumber,
+  std::string newest_key, found;
+  AppendInternalKey(&newest_key, pk.user_key, kMaxSequenceNumber,
                     kValueTypeForSeek);
-  Table::LookupResult r;
+  Table::Lookup lookup;
+  lookup.key = newest_key;
+  lookup.value = &found;
+  lookup.use_filter = false;  // checked above, apart from the data
   TableReadCounters counters;
-  absl::Status s = t.Get(ReadOptions(), lookup, &found, &r, &counters);
-  if (!s.ok()) return s;
+  t.Get(ReadOptions(), &lookup, &counters);
+  if (!lookup.status.ok()) return lookup.status;
+  const Table::LookupResult r = lookup.result;
   const bool ok = pk.type == kTypeDeletion
                       ? r == Table::LookupResult::kDeleted
                       : r == Table::LookupResult::kFound && found == value;

@@ -1,8 +1,7 @@
 // DBImpl: the engine behind sift::DB. Its members are defined in
 // db/db_impl/, one file per concept, and in db/compaction/ for compaction:
 //   db_impl.cc                  open, close, option checks, DestroyDB
-//   db_impl_read.cc             Get, NewIterator, snapshots
-//   db/multi_get.cc             MultiGet: a batch of reads through one view
+//   db_impl_read.cc             Get, MultiGet, NewIterator, snapshots
 //   db_impl_write.cc            the write path: writer queue, group commit,
 //                               WAL
 //   db_impl_background.cc       the background thread: flush, cleanup

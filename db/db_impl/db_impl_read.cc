@@ -1,10 +1,13 @@
-// DBImpl's reads: Get, NewIterator and snapshots (docs/DESIGN.md, "Read
-// path").
+// DBImpl's reads: Get and MultiGet (one path: the memtables, then the
+// Version's probe core in db/version.cc), NewIterator and snapshots
+// (docs/DESIGN.md, "Read path" and "MultiGet").
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "db/db_impl/db_impl.h"
 #include "db/iterator/merging_iterator.h"
 #include "db/iterator/range_del_read.h"
@@ -26,6 +29,43 @@ SequenceNumber DBImpl::ReadSequence(const ReadOptions& options) const {
              : versions_->LastSequence();
 }
 
+namespace {
+
+// Whether any source of the view holds range tombstones: if none (the
+// common case), point reads skip every tombstone check.
+bool HasRangeTombstones(const ReadView& view) {
+  return view.version->has_range_deletions ||
+         view.mem->has_range_tombstones() ||
+         (view.imm != nullptr && view.imm->has_range_tombstones());
+}
+
+// Looks k up in the view's memtables, newest first; true (k done) when one
+// of them decided it. Each memtable's tombstones covering the key raise
+// k->covering when the view has any.
+bool GetFromMemTables(const ReadView& view, const LookupKey& lkey,
+                      bool range_dels, KeyLookup* k, LocalStats* stats) {
+  SequenceNumber* const covering = range_dels ? &k->covering : nullptr;
+  MemTable::GetResult mr =
+      view.mem->Get(lkey, k->hash, k->value, stats, covering);
+  if (mr == MemTable::GetResult::kNotFound && view.imm != nullptr) {
+    mr = view.imm->Get(lkey, k->hash, k->value, stats, covering);
+  }
+  if (mr == MemTable::GetResult::kNotFound) {
+    stats->Add(config::kNoLevel, kMemtableMiss);
+    return false;
+  }
+  stats->Add(config::kNoLevel, kMemtableHit);
+  k->done = true;
+  k->found = mr == MemTable::GetResult::kFound;
+  return true;
+}
+
+// Most batches fit without touching the heap.
+template <typename T>
+using BatchVector = absl::InlinedVector<T, 32>;
+
+}  // namespace
+
 absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
                          std::string* value) {
   // Take the view, then the sequence. The other order can lose a key: a
@@ -36,39 +76,80 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   // than everything in it, so the read sees the state as of the view.
   const ReadViewCache::Ref view = views_.Acquire();
   const SequenceNumber seq = ReadSequence(options);
-  const uint64_t hash = KeyHash(key);
   const LookupKey lkey(key, seq);
   LocalStats stats(&stats_);
   stats.Add(config::kNoLevel, kNumberKeysRead);
   absl::Status s;
-  bool found = false;
-  // Range tombstones anywhere: each source's tombstones covering the key
-  // raise `covering`, and the entry found counts only if newer. None (the
-  // common case): the checks are skipped whole.
-  SequenceNumber covering_seq = 0;
-  SequenceNumber* const covering =
-      view->version->has_range_deletions || view->mem->has_range_tombstones() ||
-              (view->imm != nullptr && view->imm->has_range_tombstones())
-          ? &covering_seq
-          : nullptr;
-  MemTable::GetResult mr = view->mem->Get(lkey, hash, value, &stats, covering);
-  if (mr == MemTable::GetResult::kNotFound && view->imm != nullptr) {
-    mr = view->imm->Get(lkey, hash, value, &stats, covering);
+  KeyLookup k;
+  k.user_key = key;
+  k.internal_key = lkey.internal_key();
+  k.hash = KeyHash(key);
+  k.value = value;
+  k.status = &s;
+  const ReadContext ctx{options, table_cache_.get(), &stats,
+                        HasRangeTombstones(*view)};
+  if (!GetFromMemTables(*view, lkey, ctx.range_dels, &k, &stats)) {
+    view->version->Get(ctx, &k);
   }
-  if (mr != MemTable::GetResult::kNotFound) {
-    stats.Add(config::kNoLevel, kMemtableHit);
-    found = mr == MemTable::GetResult::kFound;
-  } else {
-    stats.Add(config::kNoLevel, kMemtableMiss);
-    Version::GetResult vr;
-    s = view->version->Get(options, lkey, hash, table_cache_.get(), value, &vr,
-                           &stats, covering);
-    found = s.ok() && vr == Version::GetResult::kFound;
-  }
-  if (found) stats.Add(config::kNoLevel, kNumberKeysFound);
   if (!s.ok()) return s;
-  // An empty message keeps the miss path free of allocation.
-  return found ? absl::OkStatus() : absl::NotFoundError("");
+  if (!k.found) return absl::NotFoundError("");  // no message: no allocation
+  stats.Add(config::kNoLevel, kNumberKeysFound);
+  return absl::OkStatus();
+}
+
+std::vector<absl::Status> DBImpl::MultiGet(
+    const ReadOptions& options, absl::Span<const std::string_view> keys,
+    std::vector<std::string>* values) {
+  const size_t n = keys.size();
+  std::vector<absl::Status> statuses(n);
+  values->resize(n);
+  for (std::string& v : *values) v.clear();
+  if (n == 0) return statuses;
+  // One view, then one sequence, for the whole batch (the order: see Get).
+  const ReadViewCache::Ref view = views_.Acquire();
+  const SequenceNumber seq = ReadSequence(options);
+  LocalStats stats(&stats_);
+  stats.Add(config::kNoLevel, kNumberKeysRead, n);
+  const ReadContext ctx{options, table_cache_.get(), &stats,
+                        HasRangeTombstones(*view)};
+  BatchVector<KeyLookup> batch(n);
+  BatchVector<KeyLookup*> pending;  // the keys the memtables left open
+  // Their lookup keys, back to back; reserved whole, so never moved.
+  std::string ikeys;
+  size_t ikeys_size = 0;
+  for (std::string_view key : keys) {
+    ikeys_size += key.size() + kInternalKeyTrailerSize;
+  }
+  ikeys.reserve(ikeys_size);
+  for (size_t i = 0; i < n; ++i) {
+    KeyLookup& k = batch[i];
+    k.user_key = keys[i];
+    k.prefix = UserKeyPrefix(keys[i]);
+    k.hash = KeyHash(keys[i]);
+    k.value = &(*values)[i];
+    k.status = &statuses[i];
+    const LookupKey lkey(keys[i], seq);
+    const size_t begin = ikeys.size();
+    ikeys.append(lkey.internal_key());
+    k.internal_key = std::string_view(ikeys).substr(begin);
+    if (!GetFromMemTables(*view, lkey, ctx.range_dels, &k, &stats)) {
+      pending.push_back(&k);
+    }
+  }
+  if (!pending.empty()) {
+    std::sort(pending.begin(), pending.end(),
+              KeyLookupLess{&view->version->icmp});
+    view->version->MultiGet(ctx, pending);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!statuses[i].ok()) continue;
+    if (batch[i].found) {
+      stats.Add(config::kNoLevel, kNumberKeysFound);
+    } else {
+      statuses[i] = absl::NotFoundError("");  // as Get: no allocation
+    }
+  }
+  return statuses;
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {

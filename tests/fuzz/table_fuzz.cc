@@ -78,7 +78,6 @@ bool StrictlySorted(const KVs& internal) {
 void Probe(const Table& t, const KVs& seen) {
   TableReadCounters counters;
   std::string value;
-  Table::LookupResult result;
   const size_t step = seen.size() / 16 + 1;
   std::vector<std::string> users = {"", "zzz", std::string(20, '\xff')};
   for (size_t i = 0; i < seen.size(); i += step) {
@@ -91,7 +90,11 @@ void Probe(const Table& t, const KVs& seen) {
     (void)t.KeyMayMatch(h);
     std::string lookup;
     AppendInternalKey(&lookup, user, kMaxSequenceNumber, kValueTypeForSeek);
-    (void)t.Get(ReadOptions(), lookup, &value, &result, &counters);
+    Table::Lookup l;
+    l.key = lookup;
+    l.hash = h;
+    l.value = &value;
+    t.Get(ReadOptions(), &l, &counters);
     it->Seek(lookup);
     if (it->Valid()) it->Prev();
     if (it->Valid()) it->Next();
@@ -110,7 +113,6 @@ void CheckVerified(const Table& t, const KVs& forward, bool forward_ok,
   FUZZ_CHECK(backward == forward, "a verified table iterates back the same");
   TableReadCounters counters;
   std::string value;
-  Table::LookupResult result;
   std::string_view prev_user;
   for (size_t i = 0; i < forward.size(); ++i) {
     const std::string_view user = ExtractUserKey(forward[i].first);
@@ -118,8 +120,13 @@ void CheckVerified(const Table& t, const KVs& forward, bool forward_ok,
     prev_user = user;
     std::string lookup;
     AppendInternalKey(&lookup, user, kMaxSequenceNumber, kValueTypeForSeek);
-    FUZZ_CHECK(t.Get(ReadOptions(), lookup, &value, &result, &counters).ok(),
-               "Get in a verified table");
+    Table::Lookup l;
+    l.key = lookup;
+    l.value = &value;
+    l.use_filter = false;  // below the filter, as said above
+    t.Get(ReadOptions(), &l, &counters);
+    FUZZ_CHECK(l.status.ok(), "Get in a verified table");
+    const Table::LookupResult result = l.result;
     ParsedInternalKey p;
     ParseInternalKey(forward[i].first, &p);
     if (p.type == kTypeValue) {
