@@ -123,30 +123,29 @@ class PointLookup {
         for (const KeyLookup* k : keys) table->PrefetchFilter(k->hash);
       }
     }
-    lookups_.clear();
-    asked_.clear();
-    for (KeyLookup* k : keys) {
-      if (k->done) continue;
-      Table::Lookup& l = lookups_.emplace_back();
-      l.key = k->internal_key;
-      l.hash = k->hash;
-      l.value = k->value;
-      asked_.push_back(k);
-    }
-    if (!lookups_.empty()) {
-      TableReadCounters counters;
-      table->MultiGet(ctx_.options, absl::MakeSpan(lookups_), &counters);
-      AddTableCounters(c.level, counters, ctx_.stats);
-      for (size_t j = 0; j < lookups_.size(); ++j) {
-        const Table::Lookup& l = lookups_[j];
-        KeyLookup* k = asked_[j];
-        if (!l.status.ok()) {
-          Fail(k, l.status);
-        } else if (l.result == Table::LookupResult::kFound ||
-                   l.result == Table::LookupResult::kDeleted) {
-          k->done = true;
-          k->found = l.result == Table::LookupResult::kFound &&
-                     !Covered(c, *table, k, l.sequence);
+    if (keys.size() == 1) {
+      // Get's case: no batch buffers.
+      if (!keys[0]->done) {
+        Table::Lookup l = LookupOf(*keys[0]);
+        TableReadCounters counters;
+        table->Get(ctx_.options, &l, &counters);
+        AddTableCounters(c.level, counters, ctx_.stats);
+        Decide(c, *table, l, keys[0]);
+      }
+    } else {
+      lookups_.clear();
+      asked_.clear();
+      for (KeyLookup* k : keys) {
+        if (k->done) continue;
+        lookups_.push_back(LookupOf(*k));
+        asked_.push_back(k);
+      }
+      if (!lookups_.empty()) {
+        TableReadCounters counters;
+        table->MultiGet(ctx_.options, absl::MakeSpan(lookups_), &counters);
+        AddTableCounters(c.level, counters, ctx_.stats);
+        for (size_t j = 0; j < lookups_.size(); ++j) {
+          Decide(c, *table, lookups_[j], asked_[j]);
         }
       }
     }
@@ -156,6 +155,28 @@ class PointLookup {
   }
 
  private:
+  static Table::Lookup LookupOf(const KeyLookup& k) {
+    Table::Lookup l;
+    l.key = k.internal_key;
+    l.hash = k.hash;
+    l.value = k.value;
+    return l;
+  }
+
+  // Takes c's answer l (from table t) for k: an error fails k, an entry
+  // decides it.
+  void Decide(const Candidate& c, const Table& t, const Table::Lookup& l,
+              KeyLookup* k) {
+    if (!l.status.ok()) {
+      Fail(k, l.status);
+    } else if (l.result == Table::LookupResult::kFound ||
+               l.result == Table::LookupResult::kDeleted) {
+      k->done = true;
+      k->found = l.result == Table::LookupResult::kFound &&
+                 !Covered(c, t, k, l.sequence);
+    }
+  }
+
   // Whether the entry for k found in c (at sequence `found`, table `t`)
   // is deleted by a range tombstone newer than it in c or in a file asked
   // before c. A failure to open one of those fails k.

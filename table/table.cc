@@ -380,35 +380,22 @@ absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(
   return block;
 }
 
-bool Table::FilterRulesOut(const Lookup& l, TableReadCounters* counters) const {
-  if (!l.use_filter) return false;
-  if (filter_.valid() || has_user_filter_) {
-    ++counters->filter_checked;
-    const bool out = filter_.valid() ? !filter_.MayContainHash(l.hash)
-                                     : !UserKeyMayMatch(ExtractUserKey(l.key));
-    counters->filter_useful += out;
-    return out;
-  }
-  counters->filter_corrupt += !filter_status_.ok();
-  return false;
-}
-
-void Table::Get(const ReadOptions& options, Lookup* lookup,
-                TableReadCounters* counters) const {
-  MultiGet(options, absl::MakeSpan(lookup, 1), counters);
-}
-
 void Table::MultiGet(const ReadOptions& options, absl::Span<Lookup> lookups,
                      TableReadCounters* counters) const {
+  for (Lookup& l : lookups) {
+    l.status = absl::OkStatus();
+    l.result = FilterRulesOut(l, counters) ? LookupResult::kFilteredOut
+                                           : LookupResult::kNotFound;
+  }
+  ReadEntries(options, lookups, counters);
+}
+
+void Table::ReadEntries(const ReadOptions& options, absl::Span<Lookup> lookups,
+                        TableReadCounters* counters) const {
   size_t current = index_.size();  // the block in `block`, if any
   absl::StatusOr<std::shared_ptr<const Block>> block;
   for (Lookup& l : lookups) {
-    l.status = absl::OkStatus();
-    if (FilterRulesOut(l, counters)) {
-      l.result = LookupResult::kFilteredOut;
-      continue;
-    }
-    l.result = LookupResult::kNotFound;
+    if (l.result == LookupResult::kFilteredOut) continue;
     // Every entry has the global sequence: all newer than the lookup's, or
     // all visible (and then the stored sequence 0 is found by any lookup).
     if (global_sequence_ > ExtractTrailer(l.key) >> kValueTypeBits) continue;

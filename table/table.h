@@ -150,7 +150,15 @@ class Table {
   // Range tombstones are not applied (see range_tombstones()). Counts the
   // filter's answer and the blocks read into *counters.
   void Get(const ReadOptions& options, Lookup* lookup,
-           TableReadCounters* counters) const;
+           TableReadCounters* counters) const {
+    lookup->status = absl::OkStatus();
+    if (FilterRulesOut(*lookup, counters)) {
+      lookup->result = LookupResult::kFilteredOut;
+      return;
+    }
+    lookup->result = LookupResult::kNotFound;
+    ReadEntries(options, absl::MakeSpan(lookup, 1), counters);
+  }
   // Get for each of `lookups`, in ascending key order. Consecutive keys
   // served by one data block read it once; a block that fails to read
   // fails only the keys it serves.
@@ -223,8 +231,26 @@ class Table {
   // of the blocks before it, which it updates.
   absl::Status VerifyDataBlock(size_t i, BlockContents contents,
                                std::string* last_key) const;
-  // True when the filter rules out l's user key; counts the answer.
-  bool FilterRulesOut(const Lookup& l, TableReadCounters* counters) const;
+  // True when the filter rules out l's user key; counts the answer. Inline:
+  // a miss the filter answers costs no call.
+  bool FilterRulesOut(const Lookup& l, TableReadCounters* counters) const {
+    if (!l.use_filter) return false;
+    if (filter_.valid() || has_user_filter_) {
+      ++counters->filter_checked;
+      const bool out = filter_.valid()
+                           ? !filter_.MayContainHash(l.hash)
+                           : !UserKeyMayMatch(ExtractUserKey(l.key));
+      counters->filter_useful += out;
+      return out;
+    }
+    counters->filter_corrupt += !filter_status_.ok();
+    return false;
+  }
+  // The part of Get and MultiGet past the filter: looks up each of
+  // `lookups` (ascending) not kFilteredOut, whose status is OK and result
+  // kNotFound on entry, in the index and its data block.
+  void ReadEntries(const ReadOptions& options, absl::Span<Lookup> lookups,
+                   TableReadCounters* counters) const;
   // Index of the first block whose separator is >= ikey (== size: none).
   size_t FindBlock(std::string_view ikey) const;
   // The newest entry for lookup_key's user key at or below its sequence
