@@ -6,7 +6,7 @@
 //   compaction_picker.cc    VersionSet's part: which level and which files
 //                           are due (scores, compact pointers, CompactRange)
 //   compaction_job.h/.cc    RunCompaction: the merge into new files, and
-//                           which entries it drops
+//                           DropRules: which entries it drops
 //   compaction_range_del.h/.cc  range tombstones in a compaction: what they
 //                           delete, which inputs they cover whole, what
 //                           each output carries

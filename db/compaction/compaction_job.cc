@@ -42,19 +42,39 @@ std::unique_ptr<Iterator> MakeInputIterator(const Compaction& c,
   return NewMergingIterator(icmp, std::move(iters));
 }
 
-// Whether an entry is still needed: some snapshot (or the latest state)
-// sees it as the newest entry of its key. Snapshots sees entry `seq` iff
-// seq <= S < newer_seq, where newer_seq is the sequence of the next newer
-// entry of the same key (after the previous entry was kept or not).
-bool VisibleToSomeSnapshot(const std::vector<SequenceNumber>& snapshots,
-                           SequenceNumber seq, uint64_t newer_seq) {
-  if (newer_seq > kMaxSequenceNumber)
-    return true;  // the newest: latest sees it
-  auto it = std::lower_bound(snapshots.begin(), snapshots.end(), seq);
-  return it != snapshots.end() && *it < newer_seq;
+}  // namespace
+
+DropRules::DropRules(const std::vector<SequenceNumber>& snapshots)
+    : snapshots_(snapshots),
+      oldest_snapshot_(snapshots.empty() ? kMaxSequenceNumber
+                                         : snapshots.front()) {}
+
+bool DropRules::VisibleToSomeSnapshot(SequenceNumber seq) const {
+  if (newer_seq_ > kMaxSequenceNumber) return true;  // the newest: latest
+  // The newer entry counts whether it was kept or dropped: either way no
+  // snapshot at or above its sequence sees this one.
+  auto it = std::lower_bound(snapshots_.begin(), snapshots_.end(), seq);
+  return it != snapshots_.end() && *it < newer_seq_;
 }
 
-}  // namespace
+DropReason DropRules::Next(const ParsedInternalKey& entry, bool new_key,
+                           absl::FunctionRef<bool()> base_level,
+                           absl::FunctionRef<bool()> range_deleted) {
+  if (new_key) newer_seq_ = UINT64_MAX;
+  DropReason reason = DropReason::kKeep;
+  if (!VisibleToSomeSnapshot(entry.sequence)) {
+    reason = DropReason::kShadowed;
+  } else if (entry.type == kTypeDeletion &&
+             entry.sequence <= oldest_snapshot_ && base_level()) {
+    // Every reader sees the tombstone and nothing older exists below: the
+    // older entries here are dropped as shadowed.
+    reason = DropReason::kTombstoneAtBottom;
+  } else if (range_deleted()) {
+    reason = DropReason::kRangeDeleted;
+  }
+  newer_seq_ = entry.sequence;
+  return reason;
+}
 
 absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
   ASSIGN_OR_RETURN(
@@ -62,9 +82,7 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       CompactionRangeDels::Load(*c, ctx.table_cache, ctx.snapshots));
   std::unique_ptr<Iterator> input =
       MakeInputIterator(*c, ctx.table_cache, range_dels.covered_files());
-  // Anything at or below this sequence is seen by every reader.
-  const SequenceNumber oldest_snapshot =
-      ctx.snapshots.empty() ? kMaxSequenceNumber : ctx.snapshots.front();
+  DropRules drop_rules(ctx.snapshots);
 
   std::vector<std::shared_ptr<FileMetaData>> outputs;
   std::unique_ptr<OutputFile> out;
@@ -97,7 +115,6 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
 
   std::string current_user_key;
   bool has_current_user_key = false;
-  uint64_t newer_seq = UINT64_MAX;  // sequence of the previous entry of the key
   for (input->SeekToFirst(); input->Valid() && status.ok(); input->Next()) {
     if (ctx.memtable_waiting != nullptr &&
         ctx.memtable_waiting->load(std::memory_order_acquire)) {
@@ -110,8 +127,10 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       status = absl::DataLossError("compaction input holds a malformed key");
       break;
     }
-    if (!has_current_user_key ||
-        !c->input_version().icmp.SameUser(parsed.user_key, current_user_key)) {
+    const bool new_key =
+        !has_current_user_key ||
+        !c->input_version().icmp.SameUser(parsed.user_key, current_user_key);
+    if (new_key) {
       // Files end only between user keys. A file ending inside one key's
       // versions would let a later compaction move or rewrite the newer
       // half alone: a read would then find the older half first, or a
@@ -122,23 +141,15 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       }
       current_user_key.assign(parsed.user_key);
       has_current_user_key = true;
-      newer_seq = UINT64_MAX;
     }
-    bool drop = false;
-    if (!VisibleToSomeSnapshot(ctx.snapshots, parsed.sequence, newer_seq)) {
-      drop = true;  // shadowed for every reader
-    } else if (parsed.type == kTypeDeletion &&
-               parsed.sequence <= oldest_snapshot &&
-               c->IsBaseLevelForKey(parsed.user_key)) {
-      // Every reader sees the tombstone and nothing older exists below:
-      // the older entries here are dropped by the rule above.
-      drop = true;
-    } else if (!range_dels.empty() &&
-               range_dels.Covers(parsed.user_key, parsed.sequence)) {
-      drop = true;  // range-deleted for every reader
-    }
-    newer_seq = parsed.sequence;
-    if (drop) continue;
+    const DropReason drop = drop_rules.Next(
+        parsed, new_key,
+        [&] { return c->IsBaseLevelForKey(parsed.user_key); },
+        [&] {
+          return !range_dels.empty() &&
+                 range_dels.Covers(parsed.user_key, parsed.sequence);
+        });
+    if (drop != DropReason::kKeep) continue;
     if (cut) {
       status = finish_output(parsed.user_key);
       if (!status.ok()) break;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "db/compaction/compaction.h"
 #include "db/statistics_impl.h"
@@ -37,6 +38,46 @@ struct CompactionContext {
   // flush error ends the compaction with it.
   const std::atomic<bool>* memtable_waiting = nullptr;
   std::function<absl::Status()> flush_memtable;
+};
+
+// Why a compaction drops an input entry; kKeep: it is written out.
+enum class DropReason {
+  kKeep,
+  kShadowed,           // a newer entry of its key hides it from every reader
+  kTombstoneAtBottom,  // a point tombstone every reader sees, nothing below
+  kRangeDeleted,       // a range tombstone hides it from every reader
+};
+
+// The rules that drop entries, one entry at a time in the order a
+// compaction reads them (user key ascending, then sequence descending).
+// They keep the state of the current key's run: the sequence of the entry
+// before, which bounds the snapshots that can see this one.
+class DropRules {
+ public:
+  // snapshots: the sequences of live snapshots, ascending (the latest
+  // state is always seen). Must outlive the rules.
+  explicit DropRules(const std::vector<SequenceNumber>& snapshots);
+
+  // entry: the next input entry; new_key: it is the first of its user key.
+  // base_level() says whether no level below the output holds the key; it
+  // is asked only for a point tombstone every reader sees. range_deleted()
+  // says whether a range tombstone hides the entry from every reader; it is
+  // asked only when the other rules keep the entry.
+  DropReason Next(const ParsedInternalKey& entry, bool new_key,
+                  absl::FunctionRef<bool()> base_level,
+                  absl::FunctionRef<bool()> range_deleted);
+
+ private:
+  // Whether a snapshot (or the latest state) sees sequence seq as the
+  // newest entry of its key: seq <= S < newer_seq_.
+  bool VisibleToSomeSnapshot(SequenceNumber seq) const;
+
+  const std::vector<SequenceNumber>& snapshots_;
+  // Anything at or below it is seen by every reader.
+  const SequenceNumber oldest_snapshot_;
+  // The sequence of the key's entry before this one; above every sequence
+  // for the first.
+  uint64_t newer_seq_ = UINT64_MAX;
 };
 
 // Merges c's inputs into new files, opens each output through the table
