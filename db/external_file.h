@@ -29,9 +29,9 @@ struct ExternalFile {
 // and the filter, and every entry: sequence 0 (what SstFileWriter writes,
 // so that one global sequence can stand for all of them), user keys
 // strictly increasing under cmp (the DB's comparator), the count the
-// properties record. A table does not record its comparator
-// (table/FORMAT.md), so a file written under another order is refused
-// only when its keys are out of order under cmp. DataLoss (naming path
+// properties record; Table::Open has checked that the comparator its
+// properties name, if any, is cmp (older files name none and are checked
+// by their key order alone). DataLoss (naming path
 // and offset) for damage; InvalidArgument (naming path and key) for a file
 // no SstFileWriter wrote for this order, or one with no entry.
 absl::StatusOr<ExternalFile> InspectExternalFile(Env* env,

@@ -2,8 +2,9 @@
 // damaged from the files that remain.
 //
 //  0. Before anything is moved or written: every MANIFEST present that
-//     names its comparator must name options.comparator. Under another
-//     order every good table would read as damaged and be set aside.
+//     names its comparator, and every table whose sift.comparator property
+//     names one, must name options.comparator. Under another order every
+//     good table would read as damaged and be set aside.
 //  1. Every write-ahead log is read, skipping damaged records, and its
 //     batches are written to new tables; the log is then set aside in
 //     lost/ (its contents now live in the tables).
@@ -74,11 +75,12 @@ class Repairer {
         dbname, ": no database files (logs, tables, MANIFEST) to repair"));
   }
 
-  // InvalidArgument, naming both comparators, if a MANIFEST in dbname
-  // names a comparator other than `comparator`. A MANIFEST that cannot be
-  // read, or whose snapshot (the record naming the comparator) is damaged,
-  // says nothing; nor does a lost one, since a table does not record its
-  // comparator (table/FORMAT.md).
+  // InvalidArgument, naming both comparators, if a MANIFEST or a table in
+  // dbname names a comparator other than `comparator`. A MANIFEST that
+  // cannot be read, or whose snapshot (the record naming the comparator) is
+  // damaged, says nothing; so does a table that cannot be opened (the scan
+  // sets it aside) or that predates the sift.comparator property
+  // (table/FORMAT.md).
   static absl::Status CheckComparator(Env* env, const std::string& dbname,
                                       const Comparator& comparator) {
     ASSIGN_OR_RETURN(std::vector<std::string> children,
@@ -86,10 +88,13 @@ class Repairer {
     for (const std::string& name : children) {
       uint64_t number;
       FileType type;
-      if (!ParseFileName(name, &number, &type) || type != FileType::kManifest) {
+      if (!ParseFileName(name, &number, &type)) continue;
+      const std::string path = dbname + "/" + name;
+      if (type == FileType::kTable) {
+        RETURN_IF_ERROR(CheckTableComparator(env, path, comparator));
         continue;
       }
-      const std::string path = dbname + "/" + name;
+      if (type != FileType::kManifest) continue;
       std::string contents;
       if (!ReadFileToString(env, path, &contents).ok()) continue;
       log::Reader reader(contents, path,
@@ -106,6 +111,23 @@ class Repairer {
       }
     }
     return absl::OkStatus();
+  }
+
+  static absl::Status CheckTableComparator(Env* env, const std::string& path,
+                                           const Comparator& comparator) {
+    absl::StatusOr<uint64_t> size = env->GetFileSize(path);
+    if (!size.ok()) return absl::OkStatus();
+    absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
+        env->NewRandomAccessFile(path);
+    if (!file.ok()) return absl::OkStatus();
+    // Open refuses, naming both, a table whose properties name another
+    // comparator; any other failure is damage, for the scan to set aside.
+    const absl::Status s = Table::Open(path, *std::move(file), *size,
+                                       /*block_cache=*/nullptr, &comparator)
+                               .status();
+    if (!absl::IsInvalidArgument(s)) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("RepairDB: ", s.message()));
   }
 
   absl::Status Run() {

@@ -47,6 +47,8 @@ std::string EncodeProperties(const TableProperties& p) {
   m[prop::kLayout] = VarintValue(static_cast<uint64_t>(p.filter_layout));
   m[prop::kFilterKeys] = VarintValue(p.filter_num_keys);
   m[prop::kProbes] = VarintValue(p.filter_num_probes);
+  // Only when known: a file whose writer did not name its order says nothing.
+  if (!p.comparator_name.empty()) m[prop::kComparator] = p.comparator_name;
   m[prop::kCompression] = VarintValue(static_cast<uint64_t>(p.compression));
   m[prop::kCreationTime] = VarintValue(p.creation_time);
   m[prop::kDataSize] = VarintValue(p.data_size);
@@ -117,6 +119,8 @@ absl::Status DecodeProperties(const Block& block, TableProperties* p) {
       p->smallest_key.assign(value);
     } else if (name == prop::kFilterPolicy) {
       p->filter_policy.assign(value);
+    } else if (name == prop::kComparator) {
+      p->comparator_name.assign(value);
     }
     if (!ok) {
       return absl::DataLossError(
@@ -141,6 +145,9 @@ std::string TableProperties::ToString() const {
   absl::StrAppendFormat(&s, "raw value size: %u\n", raw_value_size);
   if (!filter_policy.empty()) {
     absl::StrAppend(&s, "filter policy: ", filter_policy, "\n");
+  }
+  if (!comparator_name.empty()) {
+    absl::StrAppend(&s, "comparator name: ", comparator_name, "\n");
   }
   absl::StrAppendFormat(&s, "data blocks total size: %u\n", data_size);
   absl::StrAppendFormat(&s, "index block size: %u\n", index_size);

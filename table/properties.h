@@ -19,6 +19,7 @@ inline constexpr char kFpChance[] = "sift.bloom.fp.chance";
 inline constexpr char kLayout[] = "sift.bloom.layout";
 inline constexpr char kFilterKeys[] = "sift.bloom.num.keys";
 inline constexpr char kProbes[] = "sift.bloom.num.probes";
+inline constexpr char kComparator[] = "sift.comparator";
 inline constexpr char kCompression[] = "sift.compression";
 inline constexpr char kCreationTime[] = "sift.creation.time";
 inline constexpr char kDataSize[] = "sift.data.size";

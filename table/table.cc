@@ -132,6 +132,15 @@ absl::Status Table::ReadMeta(
   Block props_block(std::move(contents));
   RETURN_IF_ERROR(InBlock(DecodeProperties(props_block, &properties_),
                           file_name_, "properties", properties_handle_));
+  // Read under another order, every block would look damaged: name the two
+  // orders instead (a file from before the property names none).
+  const std::string& written_with = properties_.comparator_name;
+  const char* read_with = icmp_.user_comparator()->Name();
+  if (!written_with.empty() && written_with != read_with) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file_name_, ": written with comparator '", written_with,
+                     "', read with comparator '", read_with, "'"));
+  }
   // Before the filter, which may return early: tombstones are always read.
   if (has_range_del_block_) {
     RETURN_IF_ERROR(LoadRangeTombstones(range_del_handle_));

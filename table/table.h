@@ -70,7 +70,8 @@ class Table {
   // Opens the table in `file` (of file_size bytes). file_name is used in
   // error messages. block_cache may be null (no caching); it must outlive
   // the Table. comparator orders the keys: the one the table was written
-  // with. A damaged or unknown-format filter does not fail Open: the
+  // with (InvalidArgument naming both when its properties name another).
+  // A damaged or unknown-format filter does not fail Open: the
   // table is read without it (filter_status() says why).
   // global_sequence > 0: every entry is stored with sequence 0 and is read
   // as if it had this sequence (an ingested file, db/FORMAT.md).

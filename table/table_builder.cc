@@ -91,6 +91,7 @@ TableBuilder::TableBuilder(const Options& options, WritableFile* file,
       file_(file),
       data_block_(options.block_restart_interval),
       index_block_(1) {
+  props_.comparator_name = options.comparator->Name();
   props_.compression = options.compression;
   props_.filter_layout = filter_layout;
   props_.bloom_filter_fp_chance = 1.0;

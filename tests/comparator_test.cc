@@ -203,5 +203,38 @@ TEST_F(ComparatorTest, SstFileWriterFollowsTheComparator) {
   EXPECT_TRUE(absl::IsNotFound(r.Get(ReadOptions(), "c", &v)));
 }
 
+TEST_F(ComparatorTest, TableNamesItsComparator) {
+  SstFileWriter w(options_);
+  ASSERT_TRUE(w.Open("/w.sst").ok());
+  ASSERT_TRUE(w.Put("b", "1").ok());
+  ASSERT_TRUE(w.Finish().ok());
+  SstFileReader r(options_);
+  ASSERT_TRUE(r.Open("/w.sst").ok());
+  EXPECT_EQ(r.GetProperties().comparator_name, "sift.test.Reverse");
+  EXPECT_NE(r.GetProperties().ToString().find(
+                "comparator name: sift.test.Reverse\n"),
+            std::string::npos);
+}
+
+TEST_F(ComparatorTest, IngestOfAFileInAnotherOrderNamesBoth) {
+  // One key: its order alone cannot tell; the file's property does.
+  SstFileWriter w(options_);
+  ASSERT_TRUE(w.Open("/w.sst").ok());
+  ASSERT_TRUE(w.Put("k", "v").ok());
+  ASSERT_TRUE(w.Finish().ok());
+  Options bytewise = options_;
+  bytewise.comparator = BytewiseComparator();
+  std::unique_ptr<DB> db = Open(bytewise);
+  ASSERT_NE(db, nullptr);
+  const absl::Status s =
+      db->IngestExternalFiles({"/w.sst"}, IngestOptions());
+  ASSERT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("'sift.test.Reverse'"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("'sift.BytewiseComparator'"), std::string::npos)
+      << s;
+  std::string v;
+  EXPECT_TRUE(absl::IsNotFound(db->Get(ReadOptions(), "k", &v)));
+}
+
 }  // namespace
 }  // namespace sift

@@ -345,6 +345,21 @@ TEST_F(RepairComparatorTest, OtherComparatorIsRefusedAndNothingChanges) {
   ASSERT_NO_FATAL_FAILURE(ExpectKeysInOrder());
 }
 
+TEST_F(RepairComparatorTest, LostManifestTablesStillNameTheirComparator) {
+  // With the MANIFEST gone, the tables' sift.comparator property names the
+  // order: a repair under another is refused rather than setting every
+  // table aside as damaged.
+  ASSERT_NO_FATAL_FAILURE(WriteKeys());
+  ASSERT_GE(Files(".sst").size(), 1u);
+  RemoveManifestAndCurrent();
+  ASSERT_NO_FATAL_FAILURE(ExpectBytewiseRepairRefused());
+  RepairReport report;
+  const absl::Status s = RepairDB(path_, options_, &report);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(report.tables_lost.empty()) << report.ToString();
+  ASSERT_NO_FATAL_FAILURE(ExpectKeysInOrder());
+}
+
 TEST_F(RepairComparatorTest, DamagedManifestStillNamesItsComparator) {
   // The snapshot that starts the MANIFEST names the comparator; damage to
   // a later record (here the flush's edit) fails Open, not that check.

@@ -119,6 +119,7 @@ TEST_F(SstDumpTest, PropertiesShowTheFilterAndItsExpectedRate) {
         "  filter fp chance: 0.01\n", "  # entries for filter: 20000\n",
         "  filter bits per key: ", "  filter probes: ",
         "  SST file compression algo: Snappy\n", "  format version: 1\n",
+        "  comparator name: sift.BytewiseComparator\n",
         "  smallest key: 'k\\x00000000'\n"}) {
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   }

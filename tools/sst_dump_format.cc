@@ -202,6 +202,8 @@ std::string PropertiesText(const Table& table) {
   AppendFilter(table, &s);
   line("SST file compression algo",
        p.compression == Compression::kSnappy ? "Snappy" : "NoCompression");
+  line("comparator name",
+       p.comparator_name.empty() ? "N/A" : p.comparator_name);
   line("creation time", p.creation_time);
   line("format version", p.format_version);
   line("smallest key",

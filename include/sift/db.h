@@ -290,7 +290,9 @@ class DB {
   // (NotFound), a file that cannot be read (a directory) or is damaged
   // (DataLoss naming file and offset), files
   // that overlap each other or a key out of order (InvalidArgument naming
-  // them), an empty list or an empty file (InvalidArgument). A file's
+  // them), a file whose properties name another comparator than
+  // Options::comparator (InvalidArgument naming both), an empty list or an
+  // empty file (InvalidArgument). A file's
   // filter is kept as it was built (its fp chance and layout may differ
   // from the DB's options); CompactRange rewrites it with the current
   // options, as for any other file.
@@ -350,10 +352,10 @@ struct RepairReport {
 // its data once: the old level structure is not recoverable). Some data
 // may be lost: what was is in *report (if not null). FailedPrecondition if
 // the DB is open, or if path holds no database files. InvalidArgument,
-// naming both, if a MANIFEST there names a comparator other than
-// options.comparator; nothing is moved or written then. Without a readable
-// MANIFEST the comparator cannot be checked (tables do not record it): the
-// tables of another comparator's database may be set aside as damaged.
+// naming both, if a MANIFEST or a table there names a comparator other
+// than options.comparator (tables name theirs in a property; a table
+// written before siftdb recorded it cannot be checked and, under another
+// comparator, is set aside as damaged); nothing is moved or written then.
 // Not for a database that opens: it only loses information a good
 // MANIFEST had.
 absl::Status RepairDB(const std::string& path, const Options& options,

@@ -38,6 +38,11 @@ struct TableProperties {
   // (then the file has no built-in filter: bloom_filter_fp_chance is 1.0);
   // empty when none.
   std::string filter_policy;
+  // The Name() of the comparator that ordered the file's keys
+  // (Options::comparator), so a reader without the DB's MANIFEST (RepairDB,
+  // an ingest) can tell a file of another order from a damaged one; empty
+  // in files written before siftdb recorded it.
+  std::string comparator_name;
 
   std::string smallest_key;  // user keys
   std::string largest_key;
