@@ -126,8 +126,7 @@ class Repairer {
                                        /*block_cache=*/nullptr, &comparator)
                                .status();
     if (!absl::IsInvalidArgument(s)) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        absl::StrCat("RepairDB: ", s.message()));
+    return absl::InvalidArgumentError(absl::StrCat("RepairDB: ", s.message()));
   }
 
   absl::Status Run() {

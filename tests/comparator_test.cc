@@ -211,9 +211,9 @@ TEST_F(ComparatorTest, TableNamesItsComparator) {
   SstFileReader r(options_);
   ASSERT_TRUE(r.Open("/w.sst").ok());
   EXPECT_EQ(r.GetProperties().comparator_name, "sift.test.Reverse");
-  EXPECT_NE(r.GetProperties().ToString().find(
-                "comparator name: sift.test.Reverse\n"),
-            std::string::npos);
+  EXPECT_NE(
+      r.GetProperties().ToString().find("comparator name: sift.test.Reverse\n"),
+      std::string::npos);
 }
 
 TEST_F(ComparatorTest, IngestOfAFileInAnotherOrderNamesBoth) {
@@ -226,8 +226,7 @@ TEST_F(ComparatorTest, IngestOfAFileInAnotherOrderNamesBoth) {
   bytewise.comparator = BytewiseComparator();
   std::unique_ptr<DB> db = Open(bytewise);
   ASSERT_NE(db, nullptr);
-  const absl::Status s =
-      db->IngestExternalFiles({"/w.sst"}, IngestOptions());
+  const absl::Status s = db->IngestExternalFiles({"/w.sst"}, IngestOptions());
   ASSERT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_NE(s.message().find("'sift.test.Reverse'"), std::string::npos) << s;
   EXPECT_NE(s.message().find("'sift.BytewiseComparator'"), std::string::npos)

@@ -143,8 +143,7 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       has_current_user_key = true;
     }
     const DropReason drop = drop_rules.Next(
-        parsed, new_key,
-        [&] { return c->IsBaseLevelForKey(parsed.user_key); },
+        parsed, new_key, [&] { return c->IsBaseLevelForKey(parsed.user_key); },
         [&] {
           return !range_dels.empty() &&
                  range_dels.Covers(parsed.user_key, parsed.sequence);
