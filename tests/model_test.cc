@@ -1,16 +1,24 @@
 // The model test: a seeded random sequence of puts, deletes, range deletes,
-// batches, gets
-// (latest and through snapshots), iterators in both directions, flushes,
-// compactions, ingested SSTables, checkpoints (opened and compared with the
-// model) and reopens -- each reopen with the filter fp chance switched
-// among 0.01, 0.1 and 1.0 and the filter layout switched -- checked answer by
-// answer against a std::map (Pebble's metamorphic test). The same run under
-// user comparators (a reverse order, a numeric one) checks that every
+// batches, gets and MultiGets (latest and through snapshots), iterators in
+// both directions, flushes, compactions, ingested SSTables, checkpoints
+// (opened and compared with the model) and reopens -- each reopen with the
+// filter fp chance switched among 0.01, 0.1 and 1.0 and the filter layout
+// switched -- checked answer by answer against a std::map. The same run
+// under user comparators (a reverse order, a numeric one) checks that every
 // ordered structure follows Options::comparator.
+//
+// Metamorphic, as Pebble's test: the operation stream is a function of the
+// seed, the key space and the comparator alone (never of the DB's answers
+// or of the sizes), so one seed run under two option sets performs the same
+// operations. Each run keeps an op log, one line per operation with what
+// the DB answered; SameOpsUnderTwoConfigurationsGiveTheSameLog compares the
+// logs of two configurations line by line.
 //
 // Every run prints its seed; SIFT_TEST_SEED=<seed> replays it exactly and
 // SIFT_MODEL_OPS=<n> sets the number of operations (a long run, e.g.
 // 200000, exercises many flushes and compactions at these small sizes).
+// SIFT_MODEL_LOG=<file> writes the op log of each run to <file>.<test>, so
+// two runs (another seed, another binary) can be diffed.
 
 #include <algorithm>
 #include <cstdio>
@@ -19,9 +27,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -93,6 +103,11 @@ class ModelRunner {
 
   void Run(int ops);
 
+  // One line per operation: its number, what it did, what the DB answered.
+  const std::vector<std::string>& log() const { return log_; }
+  // Writes the log to $SIFT_MODEL_LOG.<name> when SIFT_MODEL_LOG is set.
+  void MaybeWriteLog(const std::string& name) const;
+
  private:
   // Context for a failure: replay with SIFT_TEST_SEED.
   std::string Where() const {
@@ -141,6 +156,16 @@ class ModelRunner {
     m->erase(m->lower_bound(begin), m->lower_bound(end));
   }
   void DoGet(const LiveSnapshot* snap);
+  void DoMultiGet(const LiveSnapshot* snap);
+  // Appends the current operation and its answer to the op log.
+  void Log(const std::string& answer) {
+    log_.push_back(absl::StrCat(op_, " ", last_op_, " -> ", answer));
+  }
+  // A value in the log: the number of the operation that wrote it (every
+  // value starts "<op>:"), which names the write without its bytes.
+  static std::string Writer(const std::string& value) {
+    return value.substr(0, value.find(':'));
+  }
   void DoScan(bool forward, const LiveSnapshot* snap);
   void DoSeekAndStep();
   void DoCompactRange();
@@ -168,7 +193,19 @@ class ModelRunner {
   std::optional<HeldIterator> held_;
   int op_ = 0;
   std::string last_op_ = "open";
+  std::vector<std::string> log_;
 };
+
+void ModelRunner::MaybeWriteLog(const std::string& name) const {
+  const char* prefix = std::getenv("SIFT_MODEL_LOG");
+  if (prefix == nullptr || *prefix == '\0') return;
+  const std::string path = absl::StrCat(prefix, ".", name);
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr) << "SIFT_MODEL_LOG: cannot write " << path;
+  for (const std::string& line : log_) std::fprintf(f, "%s\n", line.c_str());
+  ASSERT_EQ(std::fclose(f), 0) << path;
+  std::printf("model: op log in %s\n", path.c_str());
+}
 
 void ModelRunner::Open() {
   auto db = DB::Open(options_, path_);
@@ -197,6 +234,7 @@ void ModelRunner::Reopen() {
   // Everything acknowledged before the close is there.
   std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
   ASSERT_NO_FATAL_FAILURE(CheckScan(it.get(), model_, rnd_.OneIn(2)));
+  Log(absl::StrCat(model_.size(), " keys"));
 }
 
 void ModelRunner::DoPut() {
@@ -204,6 +242,7 @@ void ModelRunner::DoPut() {
   last_op_ = "put " + k;
   ASSERT_TRUE(db_->Put(WriteOptions(), k, v).ok()) << Where();
   model_[k] = v;
+  Log("ok");
 }
 
 void ModelRunner::DoDelete() {
@@ -211,6 +250,7 @@ void ModelRunner::DoDelete() {
   last_op_ = "delete " + k;
   ASSERT_TRUE(db_->Delete(WriteOptions(), k).ok()) << Where();
   model_.erase(k);
+  Log("ok");
 }
 
 void ModelRunner::DoDeleteRange() {
@@ -220,6 +260,7 @@ void ModelRunner::DoDeleteRange() {
     last_op_ = absl::StrCat("delete range [", begin, ", ", end, ") refused");
     const absl::Status s = db_->DeleteRange(WriteOptions(), begin, end);
     ASSERT_TRUE(absl::IsInvalidArgument(s)) << Where() << ": " << s;
+    Log(absl::StatusCodeToString(s.code()));
     return;
   }
   if (rnd_.OneIn(20)) {
@@ -228,11 +269,13 @@ void ModelRunner::DoDeleteRange() {
     const absl::Status s =
         db_->DeleteRange(WriteOptions(), end, rnd_.OneIn(2) ? begin : end);
     ASSERT_TRUE(absl::IsInvalidArgument(s)) << Where() << ": " << s;
+    Log(absl::StatusCodeToString(s.code()));
     return;
   }
   last_op_ = absl::StrCat("delete range [", begin, ", ", end, ")");
   ASSERT_TRUE(db_->DeleteRange(WriteOptions(), begin, end).ok()) << Where();
   EraseRange(&model_, begin, end);
+  Log("ok");
 }
 
 void ModelRunner::DoBatch() {
@@ -257,6 +300,7 @@ void ModelRunner::DoBatch() {
   last_op_ = absl::StrCat("batch of ", n);
   ASSERT_TRUE(db_->Write(WriteOptions(), &batch).ok()) << Where();
   model_ = std::move(after);
+  Log("ok");
 }
 
 void ModelRunner::DoGet(const LiveSnapshot* snap) {
@@ -270,10 +314,45 @@ void ModelRunner::DoGet(const LiveSnapshot* snap) {
   auto it = m.find(k);
   if (it == m.end()) {
     ASSERT_TRUE(absl::IsNotFound(s)) << Where() << ": " << s << " '" << v;
+    Log("not found");
   } else {
     ASSERT_TRUE(s.ok()) << Where() << ": " << s;
     ASSERT_EQ(v, it->second) << Where();
+    Log(absl::StrCat("value of op ", Writer(v)));
   }
+}
+
+// Up to 40 random keys (repeats allowed, any order) in one MultiGet, each
+// answer compared with the model's.
+void ModelRunner::DoMultiGet(const LiveSnapshot* snap) {
+  const int n = 1 + static_cast<int>(rnd_.Uniform(40));
+  std::vector<std::string> keys;
+  for (int i = 0; i < n; ++i) keys.push_back(RandomKey());
+  last_op_ = absl::StrCat(snap != nullptr ? "snapshot " : "", "multiget of ", n,
+                          " from ", keys[0]);
+  const Model& m = snap != nullptr ? snap->model : model_;
+  ReadOptions ro;
+  ro.snapshot = snap != nullptr ? snap->snapshot : nullptr;
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::vector<std::string> values;
+  const std::vector<absl::Status> statuses = db_->MultiGet(ro, views, &values);
+  ASSERT_EQ(statuses.size(), keys.size()) << Where();
+  ASSERT_EQ(values.size(), keys.size()) << Where();
+  std::string answers;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = m.find(keys[i]);
+    if (it == m.end()) {
+      ASSERT_TRUE(absl::IsNotFound(statuses[i]))
+          << Where() << ": " << keys[i] << ": " << statuses[i];
+      absl::StrAppend(&answers, i == 0 ? "" : " ", "-");
+    } else {
+      ASSERT_TRUE(statuses[i].ok())
+          << Where() << ": " << keys[i] << ": " << statuses[i];
+      ASSERT_EQ(values[i], it->second) << Where() << ": " << keys[i];
+      absl::StrAppend(&answers, i == 0 ? "" : " ", Writer(values[i]));
+    }
+  }
+  Log(answers);
 }
 
 void ModelRunner::CheckScan(Iterator* it, const Model& model, bool forward) {
@@ -287,7 +366,9 @@ void ModelRunner::DoScan(bool forward, const LiveSnapshot* snap) {
   ReadOptions ro;
   ro.snapshot = snap != nullptr ? snap->snapshot : nullptr;
   std::unique_ptr<Iterator> it = db_->NewIterator(ro);
-  CheckScan(it.get(), snap != nullptr ? snap->model : model_, forward);
+  const Model& m = snap != nullptr ? snap->model : model_;
+  ASSERT_NO_FATAL_FAILURE(CheckScan(it.get(), m, forward));
+  Log(absl::StrCat(m.size(), " keys"));
 }
 
 // A Seek to a random key, then a random walk of Next and Prev steps, each
@@ -302,6 +383,7 @@ void ModelRunner::DoSeekAndStep() {
   std::unique_ptr<Iterator> it = db_->NewIterator(ro);
   const absl::Status s = test::CheckSeekWalk(it.get(), m, target, &rnd_);
   ASSERT_TRUE(s.ok()) << Where() << ": " << s;
+  Log("as the model");
 }
 
 void ModelRunner::DoCompactRange() {
@@ -309,6 +391,7 @@ void ModelRunner::DoCompactRange() {
     last_op_ = "compact all";
     const absl::Status s = db_->CompactRange(std::nullopt, std::nullopt);
     ASSERT_TRUE(s.ok()) << Where() << ": " << s;
+    Log("ok");
     return;
   }
   std::optional<std::string> a, b;
@@ -319,6 +402,7 @@ void ModelRunner::DoCompactRange() {
       absl::StrCat("compact [", a.value_or("-"), ", ", b.value_or("-"), "]");
   const absl::Status s = db_->CompactRange(a, b);
   ASSERT_TRUE(s.ok()) << Where() << ": " << s;
+  Log("ok");
 }
 
 // One to three SstFileWriter files over disjoint runs of random keys (some
@@ -375,6 +459,7 @@ void ModelRunner::DoIngest() {
       ASSERT_TRUE(options_.env->RemoveFile(p).ok());
     }
   }
+  Log("ok");
 }
 
 // A checkpoint opens as a DB holding exactly the model; it is then
@@ -393,23 +478,27 @@ void ModelRunner::DoCheckpoint() {
   }
   ASSERT_TRUE(DestroyDB(dir, o).ok()) << Where();
   ASSERT_FALSE(options_.env->FileExists(dir)) << Where();
+  Log(absl::StrCat(model_.size(), " keys"));
 }
 
 void ModelRunner::TakeSnapshot() {
   last_op_ = "snapshot";
   snapshots_.push_back(LiveSnapshot{db_->GetSnapshot(), model_});
+  Log(absl::StrCat(snapshots_.size(), " live"));
 }
 
 void ModelRunner::ReleaseSnapshot(size_t i) {
   last_op_ = "release snapshot";
   db_->ReleaseSnapshot(snapshots_[i].snapshot);
   snapshots_.erase(snapshots_.begin() + static_cast<ptrdiff_t>(i));
+  Log(absl::StrCat(snapshots_.size(), " live"));
 }
 
 void ModelRunner::CheckHeldIterator() {
   last_op_ = absl::StrCat("held iterator from op ", held_->created_at);
   ASSERT_NO_FATAL_FAILURE(
       CheckScan(held_->iter.get(), held_->model, rnd_.OneIn(2)));
+  Log(absl::StrCat(held_->model.size(), " keys"));
   held_.reset();
 }
 
@@ -425,8 +514,11 @@ void ModelRunner::Run(int ops) {
       ASSERT_NO_FATAL_FAILURE(DoDelete());
     } else if (r < 4800) {
       ASSERT_NO_FATAL_FAILURE(DoBatch());
-    } else if (r < 7300) {
+    } else if (r < 6800) {
       ASSERT_NO_FATAL_FAILURE(DoGet(nullptr));
+    } else if (r < 7300) {
+      ASSERT_NO_FATAL_FAILURE(
+          DoMultiGet(rnd_.OneIn(3) ? PickSnapshot() : nullptr));
     } else if (r < 8300) {
       ASSERT_NO_FATAL_FAILURE(DoGet(PickSnapshot()));
     } else if (r < 9700) {
@@ -443,17 +535,21 @@ void ModelRunner::Run(int ops) {
       if (held_.has_value()) {
         ASSERT_NO_FATAL_FAILURE(CheckHeldIterator());
       } else {
+        last_op_ = "hold an iterator";
         held_.emplace(
             HeldIterator{db_->NewIterator(ReadOptions()), model_, op_});
+        Log("ok");
       }
     } else if (r < 9920) {
       last_op_ = "flush";
       ASSERT_TRUE(db_->Flush().ok()) << Where();
+      Log("ok");
     } else if (r < 9950) {
       ASSERT_NO_FATAL_FAILURE(DoCompactRange());
     } else if (r < 9972) {
       last_op_ = "wait for compaction";
       ASSERT_TRUE(db_->WaitForCompaction().ok()) << Where();
+      Log("ok");
     } else if (r < 9982) {
       ASSERT_NO_FATAL_FAILURE(DoIngest());
     } else if (r < 9985) {
@@ -482,6 +578,7 @@ TEST(ModelTest, InMemoryEnv) {
   std::unique_ptr<Env> env = NewMemEnv();
   ModelRunner runner(seed, env.get(), "/model");
   runner.Run(ops);
+  runner.MaybeWriteLog("InMemoryEnv");
 }
 
 // Tiny files and blocks: many outputs per compaction, so file boundaries
@@ -506,6 +603,41 @@ TEST(ModelTest, TinyFiles) {
   std::unique_ptr<Env> env = NewMemEnv();
   ModelRunner runner(seed, env.get(), "/model", sizes, /*key_space=*/1000);
   runner.Run(ops);
+  runner.MaybeWriteLog("TinyFiles");
+}
+
+// The same seed under two option sets: the ordinary sizes with Bloom
+// filters at 1%, and tiny files and blocks, restart points every 2 keys,
+// no compression and no filters at the start. Between them the files,
+// levels, compactions and filter answers differ completely; the
+// operations are the same, so every line of the two op logs must be.
+TEST(ModelTest, SameOpsUnderTwoConfigurationsGiveTheSameLog) {
+  const uint64_t seed = test::TestSeed(5150);
+  const int ops = OpsFromEnv(kOps) / 3;
+  std::printf(
+      "ModelTest.SameOpsUnderTwoConfigurationsGiveTheSameLog: "
+      "seed %llu, %d ops\n",
+      static_cast<unsigned long long>(seed), ops);
+  constexpr uint32_t kKeySpace = 2000;
+  Options first = ModelRunner::DefaultSizes();
+  Options second = TinyFileSizes();
+  second.block_restart_interval = 2;
+  second.compression = Compression::kNone;
+  second.bloom_filter_fp_chance = 1.0;
+  std::unique_ptr<Env> env = NewMemEnv();
+  ModelRunner a(seed, env.get(), "/first", first, kKeySpace);
+  ModelRunner b(seed, env.get(), "/second", second, kKeySpace);
+  ASSERT_NO_FATAL_FAILURE(a.Run(ops));
+  ASSERT_NO_FATAL_FAILURE(b.Run(ops));
+  a.MaybeWriteLog("first");
+  b.MaybeWriteLog("second");
+  // An op log has at least a line per put or get.
+  ASSERT_GT(a.log().size(), static_cast<size_t>(ops) / 2);
+  const size_t n = std::min(a.log().size(), b.log().size());
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(a.log()[i], b.log()[i]) << "op logs part at line " << i;
+  }
+  EXPECT_EQ(a.log().size(), b.log().size());
 }
 
 // Every ordered structure (memtable, blocks, index, level file ranges,
@@ -521,6 +653,7 @@ TEST(ModelTest, ReverseComparator) {
   std::unique_ptr<Env> env = NewMemEnv();
   ModelRunner runner(seed, env.get(), "/model", sizes);
   runner.Run(ops);
+  runner.MaybeWriteLog("ReverseComparator");
 }
 
 TEST(ModelTest, NumericSuffixComparatorTinyFiles) {
@@ -533,6 +666,7 @@ TEST(ModelTest, NumericSuffixComparatorTinyFiles) {
   std::unique_ptr<Env> env = NewMemEnv();
   ModelRunner runner(seed, env.get(), "/model", sizes, /*key_space=*/1000);
   runner.Run(ops);
+  runner.MaybeWriteLog("NumericSuffixComparatorTinyFiles");
 }
 
 TEST(ModelTest, PosixEnv) {
@@ -544,6 +678,7 @@ TEST(ModelTest, PosixEnv) {
   {
     ModelRunner runner(seed, Env::Default(), dir);
     runner.Run(ops);
+    runner.MaybeWriteLog("PosixEnv");
   }
   EXPECT_TRUE(DestroyDB(dir, Options()).ok());
 }
