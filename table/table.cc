@@ -391,11 +391,7 @@ absl::StatusOr<std::shared_ptr<const Block>> Table::ReadDataBlock(
 
 void Table::MultiGet(const ReadOptions& options, absl::Span<Lookup> lookups,
                      TableReadCounters* counters) const {
-  for (Lookup& l : lookups) {
-    l.status = absl::OkStatus();
-    l.result = FilterRulesOut(l, counters) ? LookupResult::kFilteredOut
-                                           : LookupResult::kNotFound;
-  }
+  for (Lookup& l : lookups) AskFilter(&l, counters);
   ReadEntries(options, lookups, counters);
 }
 

@@ -152,13 +152,9 @@ class Table {
   // filter's answer and the blocks read into *counters.
   void Get(const ReadOptions& options, Lookup* lookup,
            TableReadCounters* counters) const {
-    lookup->status = absl::OkStatus();
-    if (FilterRulesOut(*lookup, counters)) {
-      lookup->result = LookupResult::kFilteredOut;
-      return;
+    if (AskFilter(lookup, counters)) {
+      ReadEntries(options, absl::MakeSpan(lookup, 1), counters);
     }
-    lookup->result = LookupResult::kNotFound;
-    ReadEntries(options, absl::MakeSpan(lookup, 1), counters);
   }
   // Get for each of `lookups`, in ascending key order. Consecutive keys
   // served by one data block read it once; a block that fails to read
@@ -232,6 +228,15 @@ class Table {
   // of the blocks before it, which it updates.
   absl::Status VerifyDataBlock(size_t i, BlockContents contents,
                                std::string* last_key) const;
+  // The start of Get and MultiGet for one lookup: clears its status and
+  // sets its result to kFilteredOut when the filter rules its key out,
+  // else kNotFound (still to read: returns true).
+  bool AskFilter(Lookup* l, TableReadCounters* counters) const {
+    l->status = absl::OkStatus();
+    const bool out = FilterRulesOut(*l, counters);
+    l->result = out ? LookupResult::kFilteredOut : LookupResult::kNotFound;
+    return !out;
+  }
   // True when the filter rules out l's user key; counts the answer. Inline:
   // a miss the filter answers costs no call.
   bool FilterRulesOut(const Lookup& l, TableReadCounters* counters) const {
