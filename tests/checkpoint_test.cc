@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
@@ -197,6 +198,8 @@ class NoLinkEnv : public EnvWrapper {
 TEST_F(CheckpointTest, CopiesWhenTheEnvCannotLink) {
   NoLinkEnv no_link(env_.get());
   options_.env = &no_link;
+  // The DB closes (and finishes its background work) before that Env goes.
+  absl::Cleanup close_db_first = [this] { db_.reset(); };
   Open();
   PutScattered(0, 300);
   ASSERT_TRUE(db_->Flush().ok());

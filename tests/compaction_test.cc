@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
@@ -468,6 +469,8 @@ class SlowTableReadEnv : public EnvWrapper {
 TEST_F(CompactionTest, WritesSlowDownThenStopWhenLevel0PilesUp) {
   SlowTableReadEnv slow_env(env_.get());
   options_.env = &slow_env;
+  // The DB closes (and finishes its background work) before that Env goes.
+  absl::Cleanup close_db_first = [this] { db_.reset(); };
   options_.level0_slowdown_writes_trigger = 8;
   options_.level0_stop_writes_trigger = 12;
   options_.write_buffer_size = 64 << 10;

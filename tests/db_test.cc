@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "sift/env.h"
@@ -281,6 +282,8 @@ TEST_F(DBTest, SecondOpenerIsRefusedOnPosix) {
 TEST_F(DBTest, MissRejectedByEveryFilterReadsNoDataBlock) {
   CountingEnv counting(env_.get());
   options_.env = &counting;
+  // The DB closes (and finishes its background work) before that Env goes.
+  absl::Cleanup close_db_first = [this] { db_.reset(); };
   options_.write_buffer_size = 32 << 10;
   options_.max_bytes_for_level_base = 10 * options_.write_buffer_size;
   Open();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
@@ -430,6 +431,8 @@ TEST_F(PowerLossTest, SyncedWriteInANewLogSurvivesWithNoHoleBeforeIt) {
   // flush of the old memtable (which would make both moot) from finishing.
   GateEnv gate(env_.get());
   options_.env = &gate;
+  // The DB closes (and finishes its background work) before that Env goes.
+  absl::Cleanup close_db_first = [this] { db_.reset(); };
   ASSERT_NO_FATAL_FAILURE(MustOpen());
   gate.Close();
   int n = 0;

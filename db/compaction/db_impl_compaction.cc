@@ -81,7 +81,9 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
     absl::Status s = RunCompaction(c, ctx);
     mu_.Lock();
     running_compaction_.reset();
-    if (s.ok() && shutting_down_) s = absl::CancelledError("DB closed");
+    // Installed even when Close is waiting: its outputs are written, and
+    // left out of the MANIFEST they would only be litter the next Open
+    // deletes before doing the work again.
     if (!s.ok()) return s;
   }
   RETURN_IF_ERROR(versions_->LogAndApply(c->edit(), &mu_));
@@ -182,6 +184,7 @@ absl::Status DBImpl::RunManual(int level, bool rewrite,
     bg_cv_.Wait(&mu_);
   }
   RETURN_IF_ERROR(bg_error_);
+  if (shutting_down_) return ClosedError("CompactRange");
   manual_ = &m;
   bg_cv_.SignalAll();
   // m lives in this frame: do not return while the background thread may
@@ -193,12 +196,15 @@ absl::Status DBImpl::RunManual(int level, bool rewrite,
   manual_ = nullptr;
   bg_cv_.SignalAll();
   if (!m.status.ok()) return m.status;
-  return bg_error_;
+  RETURN_IF_ERROR(bg_error_);
+  // Closed between steps: the steps done are installed, the rest is not.
+  if (!m.done) return ClosedError("CompactRange");
+  return absl::OkStatus();
 }
 
 absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
                                   std::optional<std::string_view> end) {
-  if (read_only_) return ReadOnlyError("CompactRange");
+  RETURN_IF_ERROR(CheckWritable("CompactRange"));
   if (begin.has_value() && end.has_value() &&
       options_.comparator->Compare(*begin, *end) > 0) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -162,14 +162,58 @@ absl::Status DBImpl::OpenImpl() {
 }
 
 DBImpl::~DBImpl() {
-  {
-    MutexLock l(&mu_);
-    shutting_down_ = true;
-    bg_cv_.SignalAll();
-  }
-  if (bg_thread_.joinable()) bg_thread_.join();
   MutexLock l(&mu_);
-  if (logfile_ != nullptr) logfile_->Close().IgnoreError();
+  CloseLocked().IgnoreError();
+}
+
+absl::Status DBImpl::Close() {
+  MutexLock l(&mu_);
+  if (!closed_ && !shutting_down_ && !snapshots_.empty()) {
+    return absl::AbortedError(absl::StrCat(
+        "Close of ", dbname_, ": ", snapshots_.size(),
+        " snapshot(s) not released; release them and close again"));
+  }
+  return CloseLocked();
+}
+
+absl::Status DBImpl::CloseLocked() {
+  mu_.AssertHeld();
+  if (shutting_down_) {
+    // Closed, or another caller is closing: its answer is ours.
+    while (!closed_) bg_cv_.Wait(&mu_);
+    return close_status_;
+  }
+  shutting_down_ = true;
+  closing_.store(true, std::memory_order_release);
+  bg_cv_.SignalAll();  // the background thread, and writers waiting on it
+  if (bg_thread_.joinable()) {
+    // It finishes and installs what it is running (a flush or compaction
+    // step), then stops: nothing half-done is left in the directory.
+    mu_.Unlock();
+    bg_thread_.join();
+    mu_.Lock();
+  }
+  absl::Status s = bg_error_;
+  if (!read_only_) {
+    // Files an install could not delete then (an iterator or snapshot
+    // still read them) go now; after a background error everything is
+    // kept. The log is closed as the front writer: no write is using it
+    // then, and every later one finds shutting_down_ first.
+    DeleteObsoleteFiles();
+    const absl::Status closed =
+        RunAsFrontWriter([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          if (logfile_ == nullptr) return absl::OkStatus();
+          const absl::Status c = logfile_->Close();
+          log_.reset();
+          logfile_.reset();
+          return c;
+        });
+    if (s.ok()) s = closed;
+  }
+  closed_ = true;
+  close_status_ = s;
+  bg_cv_.SignalAll();
+  return s;
 }
 
 void DBImpl::InstallReadView() {

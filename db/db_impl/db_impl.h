@@ -118,6 +118,7 @@ class DBImpl final : public DB {
   absl::Status IngestExternalFiles(const std::vector<std::string>& paths,
                                    const IngestOptions& options) override;
   absl::Status RebuildFilters() override;
+  absl::Status Close() override;
 
  private:
   struct Writer;
@@ -236,6 +237,21 @@ class DBImpl final : public DB {
   std::shared_ptr<MemTable> NewMemTable() const;
   // FailedPrecondition for `operation` on a DB opened read-only.
   absl::Status ReadOnlyError(std::string_view operation) const;
+  // FailedPrecondition for operation on a DB Close has closed.
+  absl::Status ClosedError(std::string_view operation) const;
+  // OK if operation, which writes, may run: the DB is neither read-only
+  // nor closed (or closing).
+  absl::Status CheckWritable(std::string_view operation) const {
+    if (read_only_) return ReadOnlyError(operation);
+    if (closing_.load(std::memory_order_acquire)) {
+      return ClosedError(operation);
+    }
+    return absl::OkStatus();
+  }
+  // Close's work, done once (by Close or the destructor): stops the
+  // background thread after its current item, deletes obsolete files and
+  // closes the log.
+  absl::Status CloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Options options_;  // validated, env filled in
   const std::string dbname_;
@@ -286,7 +302,14 @@ class DBImpl final : public DB {
   // An ingest is installing its files: the background thread, which
   // shares the MANIFEST with it, starts no work until it is done.
   bool ingest_running_ ABSL_GUARDED_BY(mu_) = false;
+  // Set by Close (and the destructor): the background thread stops after
+  // its current item and writers are refused. closing_ mirrors it for the
+  // checks made without the mutex (CheckWritable).
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  std::atomic<bool> closing_{false};
+  // Close has finished; a second Close returns close_status_.
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status close_status_ ABSL_GUARDED_BY(mu_);
   WalRecoveryStats wal_recovery_ ABSL_GUARDED_BY(mu_);
   // Sticky: once a flush, compaction or WAL write fails, writes stop.
   absl::Status bg_error_ ABSL_GUARDED_BY(mu_);

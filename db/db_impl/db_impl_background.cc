@@ -112,11 +112,9 @@ absl::Status DBImpl::FlushImmutable() {
   const std::shared_ptr<const Version> base = versions_->current();
   // The new table's number stays protected until the edit is installed.
   std::vector<PendingOutput> outputs;
-  absl::Status s = WriteLevel0Table(imm_.get(), &edit, base.get(), &outputs);
-  if (s.ok() && shutting_down_) {
-    s = absl::CancelledError("DB closed during flush");
-  }
-  if (!s.ok()) return s;
+  // Installed even when Close is waiting for it: a table written and
+  // left out of the MANIFEST would only be deleted by the next Open.
+  RETURN_IF_ERROR(WriteLevel0Table(imm_.get(), &edit, base.get(), &outputs));
   // Logs older than the current one hold nothing the tables lack.
   edit.SetLogNumber(logfile_number_);
   RETURN_IF_ERROR(versions_->LogAndApply(&edit, &mu_));
@@ -130,17 +128,27 @@ absl::Status DBImpl::FlushImmutable() {
 absl::Status DBImpl::Flush() {
   RETURN_IF_ERROR(Write(WriteOptions(), nullptr));
   MutexLock l(&mu_);
-  while (imm_ != nullptr && bg_error_.ok()) bg_cv_.Wait(&mu_);
-  return bg_error_;
+  // Closing: a flush already running still finishes (and is installed).
+  while (imm_ != nullptr && bg_error_.ok() &&
+         (!shutting_down_ || bg_running_)) {
+    bg_cv_.Wait(&mu_);
+  }
+  RETURN_IF_ERROR(bg_error_);
+  // Closed before the flush ran: the memtable is replayed from the log.
+  if (imm_ != nullptr) return ClosedError("Flush");
+  return absl::OkStatus();
 }
 
 absl::Status DBImpl::WaitForCompaction() {
   if (read_only_) return absl::OkStatus();  // no background thread runs
   MutexLock l(&mu_);
-  while ((HasBackgroundWork() || bg_running_) && bg_error_.ok()) {
+  while (bg_error_.ok() &&
+         (bg_running_ || (HasBackgroundWork() && !shutting_down_))) {
     bg_cv_.Wait(&mu_);
   }
-  return bg_error_;
+  RETURN_IF_ERROR(bg_error_);
+  if (shutting_down_) return ClosedError("WaitForCompaction");
+  return absl::OkStatus();
 }
 
 void DBImpl::DeleteObsoleteFiles() {

@@ -107,7 +107,7 @@ void DBImpl::UnpinLogs(uint64_t first) {
 
 absl::Status DBImpl::CreateCheckpoint(const std::string& dir,
                                       uint64_t* sequence) {
-  if (read_only_) return ReadOnlyError("CreateCheckpoint");
+  RETURN_IF_ERROR(CheckWritable("CreateCheckpoint"));
   if (dir.empty()) {
     return absl::InvalidArgumentError(
         "CreateCheckpoint: the directory path is empty");

@@ -70,7 +70,7 @@ int PickIngestLevel(const Version& v, const ExternalFile& f) {
 
 absl::Status DBImpl::IngestExternalFiles(const std::vector<std::string>& paths,
                                          const IngestOptions& options) {
-  if (read_only_) return ReadOnlyError("IngestExternalFiles");
+  RETURN_IF_ERROR(CheckWritable("IngestExternalFiles"));
   if (paths.empty()) {
     return absl::InvalidArgumentError("IngestExternalFiles: no files given");
   }
@@ -185,7 +185,7 @@ absl::Status DBImpl::InstallIngestedFiles(
     bool* committed) {
   mu_.AssertHeld();
   RETURN_IF_ERROR(bg_error_);
-  if (shutting_down_) return absl::CancelledError("DB closed during ingest");
+  if (shutting_down_) return ClosedError("IngestExternalFiles");
   RETURN_IF_ERROR(FlushForIngest(files, options.allow_blocking_flush));
   std::vector<uint64_t> final_numbers;
   for (size_t i = 0; i < files.size(); ++i) {

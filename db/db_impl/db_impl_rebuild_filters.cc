@@ -16,7 +16,7 @@
 namespace sift {
 
 absl::Status DBImpl::RebuildFilters() {
-  if (read_only_) return ReadOnlyError("RebuildFilters");
+  RETURN_IF_ERROR(CheckWritable("RebuildFilters"));
   struct Stale {
     int level;
     std::shared_ptr<FileMetaData> file;
@@ -80,7 +80,7 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
       bg_cv_.Wait(&mu_);
     }
     s = bg_error_;
-    if (s.ok() && shutting_down_) s = absl::CancelledError("DB closed");
+    if (s.ok() && shutting_down_) s = ClosedError("RebuildFilters");
   }
   if (s.ok()) {
     filter_install_ = &install;
@@ -94,7 +94,7 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
     filter_install_ = nullptr;
     bg_cv_.SignalAll();
     s = install.done ? install.status : bg_error_;
-    if (s.ok() && !install.done) s = absl::CancelledError("DB closed");
+    if (s.ok() && !install.done) s = ClosedError("RebuildFilters");
   }
   // Installed, or given up: from here a Version keeps the file, or
   // nothing does.

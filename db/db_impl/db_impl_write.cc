@@ -62,7 +62,7 @@ absl::Status DBImpl::DeleteRange(const WriteOptions& options,
 }
 
 absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
-  if (read_only_) return ReadOnlyError(batch == nullptr ? "Flush" : "Write");
+  RETURN_IF_ERROR(CheckWritable(batch == nullptr ? "Flush" : "Write"));
   // A batch that refused an entry (too large) is refused whole.
   if (batch != nullptr) RETURN_IF_ERROR(batch->status());
   // Range tombstones are fragmented and compared bytewise
@@ -145,6 +145,7 @@ absl::Status DBImpl::Resume() {
   // without the mutex: so it takes its turn at the front of the queue, as
   // a writer that no other joins (its batch is null), and Resumes run one
   // at a time.
+  if (closing_.load(std::memory_order_acquire)) return ClosedError("Resume");
   Writer w(nullptr, false);
   MutexLock l(&mu_);
   writers_.push_back(&w);
@@ -251,6 +252,9 @@ absl::Status DBImpl::MakeRoomForWrite(bool force, size_t bytes) {
   const int stop = options_.level0_stop_writes_trigger;
   while (true) {
     RETURN_IF_ERROR(bg_error_);
+    // Closing: the background thread flushes nothing more, and the log
+    // is about to close.
+    if (shutting_down_) return ClosedError(force ? "Flush" : "Write");
     const int l0_files = versions_->current()->NumFiles(0);
     const size_t used = mem_->ApproximateMemoryUsage() - mem_->FilterMemory();
     if (allow_delay && l0_files >= slowdown) {

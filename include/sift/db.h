@@ -108,9 +108,35 @@ class DB {
   DB() = default;
   DB(const DB&) = delete;
   DB& operator=(const DB&) = delete;
-  // Waits for background work to finish and closes the database cleanly.
-  // Unsynced writes are already with the OS (see WriteOptions::sync).
+  // Closes the database if Close has not (its status is then lost) and
+  // frees it. REQUIRES: snapshots released, iterators destroyed.
   virtual ~DB();
+
+  // Closes the database cleanly (RocksDB's DB::Close): starts no new
+  // background work, waits for a flush or compaction already running to
+  // finish and installs its result, so that no partly written or
+  // uninstalled table is left in the directory and the next Open restarts
+  // nothing; deletes the files no longer needed; closes the write-ahead
+  // log. Writes acknowledged before it are in the log (unsynced ones with
+  // the OS, see WriteOptions::sync), and a memtable not yet flushed is
+  // replayed from it by the next Open. The wait is that of one flush or
+  // one compaction step (a CompactRange in progress stops after its
+  // current step and returns FailedPrecondition).
+  //
+  // Returns OK, or the error that stopped background work earlier (the
+  // state on disk is then what the last successful install left, and
+  // files in doubt are kept for the next Open to sort out), or the log's
+  // close error. With snapshots unreleased it returns Aborted naming how
+  // many and closes nothing (RocksDB's rule): release them and call again.
+  //
+  // After a Close that did not return Aborted, the DB still answers reads
+  // (Get, MultiGet, iterators, properties) from its state at the close;
+  // Put, Delete, DeleteRange, Write, Flush, CompactRange,
+  // WaitForCompaction, Resume, CreateCheckpoint, IngestExternalFiles and
+  // RebuildFilters return FailedPrecondition ("DB closed"). A second Close
+  // returns what the first returned. Not to be called while another
+  // thread is still using the DB.
+  virtual absl::Status Close() = 0;
 
   // Keys are at most kMaxKeySize bytes, values at most kMaxValueSize
   // (sift/options.h): a larger one gets InvalidArgument, and nothing is

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sift/sst_file_writer.h"
+#include "tests/testutil/db_files.h"
 #include "tests/testutil/expected_state.h"
 #include "tests/testutil/stress_ops.h"
 #include "util/status_macros.h"
@@ -21,6 +22,8 @@ namespace {
 // flushes and compactions keep pace with the writers without piling up
 // level-0 files.
 constexpr uint64_t kWritesPerMaintenance = 50;
+// Where the DB lives (in the runner's in-memory Env).
+constexpr char kPath[] = "/stress-threads";
 
 uint64_t Mix(uint64_t x) {  // splitmix64's finalizer
   x += 0x9e3779b97f4a7c15ULL;
@@ -175,7 +178,7 @@ ThreadedStressRunner::ThreadedStressRunner(uint64_t seed,
 ThreadedStressRunner::~ThreadedStressRunner() { Close(); }
 
 absl::Status ThreadedStressRunner::Open() {
-  auto db = DB::Open(options_, "/stress-threads");
+  auto db = DB::Open(options_, kPath);
   if (!db.ok()) return db.status();
   db_ = *std::move(db);
   return absl::OkStatus();
@@ -667,8 +670,23 @@ absl::Status ThreadedStressRunner::EndRound(int round, uint64_t seed) {
     RETURN_IF_ERROR(env_->SimulateCrash());
     env_->SetFilesystemActive(true);
   } else {
-    // A clean close keeps everything acknowledged.
+    // A clean close keeps everything acknowledged, and finishes the
+    // flush or compaction it meets: every table left in the directory is
+    // one the DB names.
     ++counts_.reopens;
+    const absl::Status closed = db_->Close();
+    if (!closed.ok()) {
+      return absl::Status(
+          closed.code(),
+          absl::StrCat("Close ending round ", round, ": ", closed.message()));
+    }
+    const size_t tables = ListTableFiles(env_.get(), kPath).size();
+    const int named = TotalFilesInLevels(db_.get());
+    if (tables != static_cast<size_t>(named)) {
+      return absl::InternalError(
+          absl::StrCat("Close ending round ", round, " left ", tables,
+                       " tables in the directory, the DB names ", named));
+    }
     Close();
     DrawReopenOptions(rnd.Next() | 1, &options_);
     for (auto& p : partitions_) p->expected.MarkAllDurable();
