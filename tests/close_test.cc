@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,19 +62,34 @@ class CloseTest : public ::testing::Test {
     ASSERT_GE(test::FilesAtLevel(db_.get(), 0), 2);
   }
 
-  // Starts Close on its own thread and returns once it has begun: a write
-  // is then refused with "DB closed" (writes before that just succeed).
-  std::thread CloseWhileHeld(absl::Status* close_status) {
-    std::thread closer([this, close_status] { *close_status = db_->Close(); });
-    for (int i = 0;; ++i) {
-      const absl::Status s = db_->Put(WriteOptions(), "late", "write");
-      if (absl::IsFailedPrecondition(s)) break;
-      EXPECT_TRUE(s.ok()) << s;
-      EXPECT_LT(i, 60000) << "Close never began";
-      if (i >= 60000) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // Runs op on its own thread and holds the first table file it makes
+  // the background thread write at the gate; while it is held, starts
+  // Close and waits until it has begun (a write is then refused with "DB
+  // closed"; writes before that just succeed), then lets the table write
+  // go on. Returns Close's status; *op_status gets op's.
+  absl::Status CloseWhileATableWriteIsHeld(std::function<absl::Status()> op,
+                                           absl::Status* op_status) {
+    gate_->Arm(GateEnv::Op::kNewWritableFile, ".sst");
+    std::thread worker([&] { *op_status = op(); });
+    absl::Status close_status =
+        absl::DeadlineExceededError("no table write reached the gate");
+    if (gate_->WaitUntilHeld()) {
+      std::thread closer([&] { close_status = db_->Close(); });
+      for (int i = 0;; ++i) {
+        const absl::Status s = db_->Put(WriteOptions(), "late", "write");
+        if (absl::IsFailedPrecondition(s)) break;
+        EXPECT_TRUE(s.ok()) << s;
+        EXPECT_LT(i, 60000) << "Close never began";
+        if (i >= 60000) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      gate_->Open();
+      closer.join();
+    } else {
+      gate_->Open();
     }
-    return closer;
+    worker.join();
+    return close_status;
   }
 
   std::unique_ptr<Env> base_;
@@ -88,16 +104,11 @@ class CloseTest : public ::testing::Test {
 TEST_F(CloseTest, ACompactionRunningAtCloseIsInstalledNotLeftBehind) {
   ASSERT_NO_FATAL_FAILURE(Open());
   ASSERT_NO_FATAL_FAILURE(FourLevel0Files());
-  gate_->Arm(GateEnv::Op::kNewWritableFile, ".sst");
+  // Held: the compaction's first output.
   absl::Status compact_status;
-  std::thread compact(
-      [&] { compact_status = db_->CompactRange(std::nullopt, std::nullopt); });
-  ASSERT_TRUE(gate_->WaitUntilHeld());  // the compaction's first output
-  absl::Status close_status;
-  std::thread closer = CloseWhileHeld(&close_status);
-  gate_->Open();
-  closer.join();
-  compact.join();
+  const absl::Status close_status = CloseWhileATableWriteIsHeld(
+      [&] { return db_->CompactRange(std::nullopt, std::nullopt); },
+      &compact_status);
   ASSERT_TRUE(close_status.ok()) << close_status;
   // The step that was running is installed; CompactRange, cut short or
   // not, reports no error of its own.
@@ -123,15 +134,9 @@ TEST_F(CloseTest, ACompactionRunningAtCloseIsInstalledNotLeftBehind) {
 TEST_F(CloseTest, AFlushRunningAtCloseIsInstalled) {
   ASSERT_NO_FATAL_FAILURE(Open());
   ASSERT_TRUE(db_->Put(WriteOptions(), "a", "1").ok());
-  gate_->Arm(GateEnv::Op::kNewWritableFile, ".sst");
   absl::Status flush_status;
-  std::thread flush([&] { flush_status = db_->Flush(); });
-  ASSERT_TRUE(gate_->WaitUntilHeld());
-  absl::Status close_status;
-  std::thread closer = CloseWhileHeld(&close_status);
-  gate_->Open();
-  closer.join();
-  flush.join();
+  const absl::Status close_status =
+      CloseWhileATableWriteIsHeld([&] { return db_->Flush(); }, &flush_status);
   ASSERT_TRUE(close_status.ok()) << close_status;
   EXPECT_TRUE(flush_status.ok()) << flush_status;  // it waited for it
   EXPECT_EQ(test::TotalFilesInLevels(db_.get()), 1);

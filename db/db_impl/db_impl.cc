@@ -176,6 +176,11 @@ absl::Status DBImpl::Close() {
   return CloseLocked();
 }
 
+absl::Status DBImpl::ClosedError(std::string_view operation) const {
+  return absl::FailedPreconditionError(
+      absl::StrCat(std::string(operation), " on ", dbname_, ": DB closed"));
+}
+
 absl::Status DBImpl::CloseLocked() {
   mu_.AssertHeld();
   if (shutting_down_) {
@@ -184,7 +189,6 @@ absl::Status DBImpl::CloseLocked() {
     return close_status_;
   }
   shutting_down_ = true;
-  closing_.store(true, std::memory_order_release);
   bg_cv_.SignalAll();  // the background thread, and writers waiting on it
   if (bg_thread_.joinable()) {
     // It finishes and installs what it is running (a flush or compaction

@@ -243,9 +243,7 @@ class DBImpl final : public DB {
   // nor closed (or closing).
   absl::Status CheckWritable(std::string_view operation) const {
     if (read_only_) return ReadOnlyError(operation);
-    if (closing_.load(std::memory_order_acquire)) {
-      return ClosedError(operation);
-    }
+    if (shutting_down_) return ClosedError(operation);
     return absl::OkStatus();
   }
   // Close's work, done once (by Close or the destructor): stops the
@@ -302,11 +300,10 @@ class DBImpl final : public DB {
   // An ingest is installing its files: the background thread, which
   // shares the MANIFEST with it, starts no work until it is done.
   bool ingest_running_ ABSL_GUARDED_BY(mu_) = false;
-  // Set by Close (and the destructor): the background thread stops after
-  // its current item and writers are refused. closing_ mirrors it for the
-  // checks made without the mutex (CheckWritable).
-  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
-  std::atomic<bool> closing_{false};
+  // Set by Close (and the destructor), under mu_: the background thread
+  // stops after its current item and writers are refused. Atomic so that
+  // CheckWritable can read it without the mutex.
+  std::atomic<bool> shutting_down_{false};
   // Close has finished; a second Close returns close_status_.
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status close_status_ ABSL_GUARDED_BY(mu_);

@@ -86,11 +86,6 @@ absl::Status DBImpl::OpenReadOnlyImpl() {
   return absl::OkStatus();
 }
 
-absl::Status DBImpl::ClosedError(std::string_view operation) const {
-  return absl::FailedPreconditionError(
-      absl::StrCat(std::string(operation), " on ", dbname_, ": DB closed"));
-}
-
 absl::Status DBImpl::ReadOnlyError(std::string_view operation) const {
   return absl::FailedPreconditionError(
       absl::StrCat(std::string(operation), " on ", dbname_,

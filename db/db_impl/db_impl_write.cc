@@ -141,11 +141,11 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
 }
 
 absl::Status DBImpl::Resume() {
+  if (shutting_down_) return ClosedError("Resume");
   // Resume switches the log and the memtable, which the front writer uses
   // without the mutex: so it takes its turn at the front of the queue, as
   // a writer that no other joins (its batch is null), and Resumes run one
   // at a time.
-  if (closing_.load(std::memory_order_acquire)) return ClosedError("Resume");
   Writer w(nullptr, false);
   MutexLock l(&mu_);
   writers_.push_back(&w);
