@@ -130,9 +130,12 @@ ABSL_FLAG(int32_t, level0_stop_writes_trigger,
           sift::Options().level0_stop_writes_trigger,
           "Level-0 files at which writes wait for compaction.");
 ABSL_FLAG(int32_t, max_background_jobs, 2,
-          "The maximum number of concurrent background jobs. siftdb runs "
-          "one background thread for flushes and compactions: any value "
-          ">= 1 is accepted and changes nothing.");
+          "Background threads for flushes and compactions "
+          "(Options::max_background_jobs; with N >= 2, at most N - 1 "
+          "compact, so one is free to flush).");
+ABSL_FLAG(int32_t, subcompactions, 1,
+          "Threads that share one large level-0 -> level-1 compaction, each "
+          "merging its own key range (Options::max_subcompactions).");
 ABSL_FLAG(int64_t, rate_limiter_bytes_per_sec, 0,
           "Cap on the bytes per second flushes and compactions write "
           "(Options::rate_limiter from NewGenericRateLimiter); 0: no cap.");
@@ -300,7 +303,15 @@ absl::Status EngineOptions(BenchConfig* c) {
   }
   if (rate > 0) c->options.rate_limiter = NewGenericRateLimiter(rate, refill);
   const int32_t jobs = absl::GetFlag(FLAGS_max_background_jobs);
-  if (jobs < 1) return Bad("max_background_jobs", jobs, "must be at least 1");
+  if (jobs < 1 || jobs > 64) {
+    return Bad("max_background_jobs", jobs, "must be in [1, 64]");
+  }
+  c->options.max_background_jobs = jobs;
+  const int32_t subcompactions = absl::GetFlag(FLAGS_subcompactions);
+  if (subcompactions < 1 || subcompactions > 64) {
+    return Bad("subcompactions", subcompactions, "must be in [1, 64]");
+  }
+  c->options.max_subcompactions = subcompactions;
   const int32_t perf = absl::GetFlag(FLAGS_perf_level);
   if (perf < 0 || perf > 5) return Bad("perf_level", perf, "must be in [0, 5]");
   if (absl::GetFlag(FLAGS_disable_wal)) {

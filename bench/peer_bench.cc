@@ -61,7 +61,7 @@ ABSL_FLAG(double, compression_ratio, 0.5, "value compressibility");
 ABSL_FLAG(int, manyfiles, 12, "level-0 files of the many-files case");
 ABSL_FLAG(int, threads, 1, "threads of the YCSB workloads");
 ABSL_FLAG(int, max_background_jobs, 2,
-          "RocksDB's max_background_jobs (LevelDB and siftdb run one "
+          "siftdb's and RocksDB's max_background_jobs (LevelDB runs one "
           "background thread)");
 ABSL_FLAG(std::string, db, "", "directory (default: a fresh one in /tmp)");
 ABSL_FLAG(bool, use_existing_db, false,

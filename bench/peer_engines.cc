@@ -114,7 +114,7 @@ class SiftEngine final : public Engine {
     o.block_cache_capacity = c.block_cache_size;
     o.compression = c.compression ? Compression::kSnappy : Compression::kNone;
     o.bloom_filter_fp_chance = c.fp_chance;
-    // c.max_background_jobs: siftdb runs one background thread.
+    o.max_background_jobs = c.max_background_jobs;
     if (c.hold_level0) {
       o.level0_compaction_trigger = 100;
       o.level0_slowdown_writes_trigger = o.level0_stop_writes_trigger = 1000;

@@ -24,8 +24,8 @@ struct EngineConfig {
   // Keep level 0 from compacting (the "misses across many files" case).
   // LevelDB cannot: its level-0 trigger is a compile-time constant.
   bool hold_level0 = false;
-  // RocksDB's max_background_jobs (its default, 2). LevelDB has one
-  // background thread, and so has siftdb today: both ignore it.
+  // siftdb's and RocksDB's max_background_jobs (both default to 2).
+  // LevelDB has one background thread and ignores it.
   int max_background_jobs = 2;
 };
 

@@ -166,6 +166,14 @@ void sift_options_set_max_open_files(sift_options_t* options, int v) {
   options->rep.max_open_files = v;
 }
 
+void sift_options_set_max_background_jobs(sift_options_t* options, int v) {
+  options->rep.max_background_jobs = v;
+}
+
+void sift_options_set_max_subcompactions(sift_options_t* options, int v) {
+  options->rep.max_subcompactions = v;
+}
+
 void sift_options_set_block_size(sift_options_t* options, size_t v) {
   options->rep.block_size = v;
 }

@@ -41,6 +41,7 @@ const char* TickerName(Ticker t) {
       "sift.flush.write.bytes",
       "sift.rate.limiter.bytes",
       "sift.rate.limiter.wait.micros",
+      "sift.compaction.subcompactions",
   };
   return t < kNumTickers ? kNames[t] : "sift.unknown";
 }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "db/compaction/compaction.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
 #include "table/table.h"
@@ -86,6 +87,7 @@ void VersionSet::AppendVersion(std::shared_ptr<Version> v) {
   if constexpr (kInvariantChecks) CheckInvariants(*v);
   if (table_cache_ != nullptr) v->pinned = table_cache_->Pinned(v->files);
   Finalize(v.get());
+  ++version_count_;
   all_versions_.push_back(v);
   current_ = std::move(v);
 }
@@ -122,16 +124,40 @@ uint64_t VersionSet::MaxBytesForLevel(int level) const {
   return result >= kNeverFull ? UINT64_MAX : static_cast<uint64_t>(result);
 }
 
+double VersionSet::LevelScore(const Version& v, int level,
+                              bool skip_busy) const {
+  uint64_t files = v.NumFiles(level), bytes = v.LevelBytes(level);
+  if (skip_busy && !running_.empty()) {
+    for (const auto& f : v.files[level]) {
+      if (IsBusy(f->number)) {
+        --files;
+        bytes -= f->file_size;
+      }
+    }
+  }
+  if (level == 0) {
+    return static_cast<double>(files) / options_.level0_compaction_trigger;
+  }
+  return static_cast<double>(bytes) /
+         static_cast<double>(MaxBytesForLevel(level));
+}
+
+bool VersionSet::IsBusy(uint64_t file_number) const {
+  for (const Running& r : running_) {
+    if (std::find(r.inputs.begin(), r.inputs.end(), file_number) !=
+        r.inputs.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void VersionSet::Finalize(Version* v) const {
   v->BuildSearchIndex();
   int best_level = config::kNoLevel;
   double best_score = -1;
   for (int level = 0; level < config::kNumLevels - 1; ++level) {
-    const double score = level == 0
-                             ? static_cast<double>(v->NumFiles(0)) /
-                                   options_.level0_compaction_trigger
-                             : static_cast<double>(v->LevelBytes(level)) /
-                                   static_cast<double>(MaxBytesForLevel(level));
+    const double score = LevelScore(*v, level);
     if (score > best_score) {
       best_level = level;
       best_score = score;
@@ -168,6 +194,17 @@ absl::Status VersionSet::CreateNew() {
 
 absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   mu->AssertHeld();
+  // One at a time: an edit applies to the Version the one before it
+  // installed, and the MANIFEST has one writer.
+  while (manifest_busy_) manifest_cv_.Wait(mu);
+  manifest_busy_ = true;
+  const absl::Status s = LogAndApplyInTurn(edit, mu);
+  manifest_busy_ = false;
+  manifest_cv_.SignalAll();
+  return s;
+}
+
+absl::Status VersionSet::LogAndApplyInTurn(VersionEdit* edit, Mutex* mu) {
   if (edit->log_number_) {
     MarkFileNumberUsed(*edit->log_number_);
   } else {
@@ -202,8 +239,8 @@ absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   absl::Status s;
   bool current_may_name_it = false;
   {
-    // Only the background thread (or Open) gets here, so the MANIFEST
-    // writer is ours while the mutex is released.
+    // manifest_busy_ is ours: no other LogAndApply touches the MANIFEST
+    // or current_ while the mutex is released.
     mu->Unlock();
     // The tables this edit adds were synced, but their directory entries
     // were not: make them durable before a MANIFEST record names them, or
@@ -393,6 +430,32 @@ void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
     }
     ++it;
   }
+}
+
+void VersionSet::AddRunning(const Compaction& c) {
+  Running r{&c, c.level(), c.output_range(), {}};
+  for (int which = 0; which < 2; ++which) {
+    for (const auto& f : c.inputs(which)) r.inputs.push_back(f->number);
+  }
+  running_.push_back(std::move(r));
+}
+
+void VersionSet::RemoveRunning(const Compaction& c) {
+  std::erase_if(running_, [&c](const Running& r) { return r.c == &c; });
+}
+
+int VersionSet::FlushLevel(int want, std::string_view smallest,
+                           std::string_view largest) const {
+  int level = want;
+  for (const Running& r : running_) {
+    if (r.output.level <= want &&
+        icmp_.CompareUser(smallest, r.output.largest) <= 0 &&
+        icmp_.CompareUser(largest, r.output.smallest) >= 0) {
+      // Above the compaction's output: newer data stays above older.
+      level = std::min(level, std::max(0, r.output.level - 1));
+    }
+  }
+  return level;
 }
 
 std::string VersionSet::LevelSummary() const {

@@ -35,6 +35,12 @@ namespace sift {
 
 class Compaction;
 
+// Where work in flight writes: a level and the user keys its outputs span.
+struct OutputRange {
+  int level = 0;
+  std::string smallest, largest;
+};
+
 class VersionSet {
  public:
   VersionSet(std::string dbname, const Options& options,
@@ -55,8 +61,9 @@ class VersionSet {
   // Applies edit to the current version, writes it to the MANIFEST (a new
   // one, with a full snapshot, the first time after Recover/CreateNew),
   // syncs, and installs the result as current. The mutex is released while
-  // writing. REQUIRES: *mu held; only one caller at a time (the background
-  // thread, or Open).
+  // writing; callers from several threads take turns (each edit applies to
+  // the Version the one before it installed). REQUIRES: *mu held, and
+  // always the same mutex.
   absl::Status LogAndApply(VersionEdit* edit, Mutex* mu)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
@@ -87,10 +94,37 @@ class VersionSet {
   // Files named by any live Version: tables and their replacement filters.
   void AddLiveFiles(std::set<uint64_t>* live);
 
-  // Compaction picking (db/compaction/compaction_picker.cc). Null when nothing
-  // is due.
+  // Compaction picking (db/compaction/compaction_picker.cc).
   bool NeedsCompaction() const { return current_->compaction_score >= 1; }
+  // The due compaction that conflicts with no work in flight (below), from
+  // the levels by score, highest first; null when none is due or every
+  // due one conflicts. The result is registered as running.
   std::unique_ptr<Compaction> PickCompaction();
+
+  // Work in flight (docs/DESIGN.md, "Background work"). A compaction is
+  // running from its pick (PickCompaction registers it; CompactRange's and
+  // RewriteFile's callers call AddRunning) until RemoveRunning, after its
+  // install. A flush's table is in flight from its placement until its
+  // install. No two conflict: the picker skips a compaction that shares
+  // an input file with a running one, is a second one from level 0, or
+  // writes user keys a running one writes at the same level -- or, for a
+  // flush in flight, at its level or above (older data must stay below
+  // newer). A flush places its table above every running compaction
+  // writing its keys (FlushLevel).
+  void AddRunning(const Compaction& c);
+  void RemoveRunning(const Compaction& c);
+  size_t NumRunning() const { return running_.size(); }
+  void SetFlushInFlight(std::optional<OutputRange> r) {
+    flush_in_flight_ = std::move(r);
+  }
+  // The level a flushed table of user keys [smallest, largest] goes to:
+  // `want` (from Version::PickLevelForMemTableOutput), raised above every
+  // running compaction that writes those keys at `want` or above.
+  int FlushLevel(int want, std::string_view smallest,
+                 std::string_view largest) const;
+  // Counts the Versions installed: a pick that found nothing at one count
+  // finds nothing until it changes (or a running compaction ends).
+  uint64_t version_count() const { return version_count_; }
   // A compaction of [begin, end] (user keys) from level into level + 1;
   // null if no file at level overlaps. At level 0 only files numbered
   // below max_file_number count (older than the manual compaction: newer
@@ -123,9 +157,22 @@ class VersionSet {
   void CheckInvariants(const Version& v) const;
   void AppendVersion(std::shared_ptr<Version> v);
   absl::Status WriteSnapshot(log::Writer* log) const;
+  // LogAndApply's work, once it is this caller's turn.
+  absl::Status LogAndApplyInTurn(VersionEdit* edit, Mutex* mu)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   absl::Status ReadManifest(const std::string& name, VersionEdit* merged,
                             Builder* builder);
+  // Fills c's output-level inputs and grandparents from its inputs(0).
   void SetupOtherInputs(Compaction* c);
+  // The next compaction of c's level starts after c's end.
+  void AdvanceCompactPointer(Compaction* c);
+  // A due compaction of `level` that conflicts with nothing in flight.
+  std::unique_ptr<Compaction> PickAt(int level);
+  bool ConflictsWithRunning(const Compaction& c) const;
+  // Level 0: files / level0_compaction_trigger; deeper: bytes / target.
+  // skip_busy: without the files running compactions take.
+  double LevelScore(const Version& v, int level, bool skip_busy = false) const;
+  bool IsBusy(uint64_t file_number) const;
 
   const std::string dbname_;
   const Options options_;
@@ -154,6 +201,22 @@ class VersionSet {
   // Per level: where the next compaction of that level starts (round-robin
   // over the key space); an internal key, empty = from the start.
   std::string compact_pointer_[config::kNumLevels];
+
+  // Work in flight (AddRunning): each running compaction's levels, input
+  // files and output range.
+  struct Running {
+    const Compaction* c;
+    int level;
+    OutputRange output;
+    std::vector<uint64_t> inputs;
+  };
+  std::vector<Running> running_;
+  std::optional<OutputRange> flush_in_flight_;
+  // A LogAndApply is writing the MANIFEST (with the mutex released);
+  // others wait on manifest_cv_ for their turn.
+  bool manifest_busy_ = false;
+  CondVar manifest_cv_;
+  uint64_t version_count_ = 0;
 };
 
 }  // namespace sift

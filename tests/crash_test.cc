@@ -71,6 +71,8 @@ Options CrashOptions() {
   o.max_file_size = 64 << 10;
   o.level0_compaction_trigger = 2;
   o.block_size = 1024;
+  // Two compactions and a flush may be in flight when the crash comes.
+  o.max_background_jobs = 3;
   return o;
 }
 

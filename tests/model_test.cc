@@ -600,6 +600,9 @@ TEST(ModelTest, TinyFiles) {
   std::printf("ModelTest.TinyFiles: seed %llu, %d ops\n",
               static_cast<unsigned long long>(seed), ops);
   Options sizes = TinyFileSizes();
+  // Tiny files make many small compactions: with four threads, three of
+  // them run at once beside a flush.
+  sizes.max_background_jobs = 4;
   std::unique_ptr<Env> env = NewMemEnv();
   ModelRunner runner(seed, env.get(), "/model", sizes, /*key_space=*/1000);
   runner.Run(ops);
@@ -607,9 +610,10 @@ TEST(ModelTest, TinyFiles) {
 }
 
 // The same seed under two option sets: the ordinary sizes with Bloom
-// filters at 1%, and tiny files and blocks, restart points every 2 keys,
-// no compression and no filters at the start. Between them the files,
-// levels, compactions and filter answers differ completely; the
+// filters at 1% and one background thread, and tiny files and blocks,
+// restart points every 2 keys, no compression, no filters at the start
+// and four background threads (compactions in flight at once). Between them the
+// files, levels, compactions and filter answers differ completely; the
 // operations are the same, so every line of the two op logs must be.
 TEST(ModelTest, SameOpsUnderTwoConfigurationsGiveTheSameLog) {
   const uint64_t seed = test::TestSeed(5150);
@@ -620,7 +624,9 @@ TEST(ModelTest, SameOpsUnderTwoConfigurationsGiveTheSameLog) {
       static_cast<unsigned long long>(seed), ops);
   constexpr uint32_t kKeySpace = 2000;
   Options first = ModelRunner::DefaultSizes();
+  first.max_background_jobs = 1;
   Options second = TinyFileSizes();
+  second.max_background_jobs = 4;
   second.block_restart_interval = 2;
   second.compression = Compression::kNone;
   second.bloom_filter_fp_chance = 1.0;

@@ -31,14 +31,17 @@ namespace {
 // (ThreadSanitizer costs 5-15x per operation).
 constexpr int kCtestWrites = SanitizerScaled(1500, 3);
 
-Options SmallSizes() {
+Options SmallSizes(uint64_t seed) {
   Options o;
+  // One to four background threads, by seed: with three, two compactions
+  // and a flush run beside the readers and writers.
+  o.max_background_jobs = 1 + static_cast<int>(seed % 4);
   o.write_buffer_size = 32 << 10;
   o.max_file_size = 64 << 10;
   o.block_size = 1024;
   o.level0_compaction_trigger = 2;
   // Flushes and compactions charge a limiter shared by every DB the test
-  // opens (fast enough not to slow it), from the background thread while
+  // opens (fast enough not to slow it), from the background threads while
   // the readers and writers run.
   static const std::shared_ptr<RateLimiter> limiter =
       NewGenericRateLimiter(256 << 20, 1000);
@@ -71,7 +74,7 @@ void PrintCounts(const char* what, const ThreadedStressCounts& c) {
 bool RunSeed(uint64_t seed, int writes, ThreadedStressCounts* total) {
   ThreadedStressSize size;
   size.writes_per_round = writes;
-  ThreadedStressRunner runner(seed, SmallSizes(), size);
+  ThreadedStressRunner runner(seed, SmallSizes(seed), size);
   const absl::Status s = runner.Run();
   Add(runner.counts(), total);
   if (s.ok()) return true;

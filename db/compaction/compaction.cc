@@ -13,12 +13,40 @@ Compaction::Compaction(int level, int output_level,
       max_output_file_size_(max_output_file_size),
       input_version_(std::move(input_version)) {}
 
+std::unique_ptr<Compaction> Compaction::ForSubcompaction() const {
+  auto sub = std::make_unique<Compaction>(
+      level_, output_level_, max_output_file_size_, input_version_);
+  sub->inputs_[0] = inputs_[0];
+  sub->inputs_[1] = inputs_[1];
+  sub->grandparents_ = grandparents_;
+  return sub;
+}
+
 uint64_t Compaction::InputBytes() const {
   uint64_t sum = 0;
   for (const auto& in : inputs_) {
     for (const auto& f : in) sum += f->file_size;
   }
   return sum;
+}
+
+OutputRange Compaction::output_range() const {
+  const KeyComparator& icmp = input_version_->icmp;
+  OutputRange r;
+  r.level = output_level_;
+  bool first = true;
+  for (const auto& in : inputs_) {
+    for (const auto& f : in) {
+      if (first || icmp.CompareUser(f->smallest_user_key(), r.smallest) < 0) {
+        r.smallest = std::string(f->smallest_user_key());
+      }
+      if (first || icmp.CompareUser(f->largest_user_key(), r.largest) > 0) {
+        r.largest = std::string(f->largest_user_key());
+      }
+      first = false;
+    }
+  }
+  return r;
 }
 
 bool Compaction::IsTrivialMove(const Options& options) const {

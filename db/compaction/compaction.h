@@ -74,6 +74,13 @@ class Compaction {
   bool ShouldStopBefore(std::string_view ikey);
 
   uint64_t InputBytes() const;
+  // A copy with the same inputs and grandparents, and fresh cursors
+  // (IsBaseLevelForKey, ShouldStopBefore), for one subcompaction: each
+  // walks its own key range in increasing order.
+  std::unique_ptr<Compaction> ForSubcompaction() const;
+  // The output level and the user keys the inputs span: where the outputs
+  // go.
+  OutputRange output_range() const;
 
  private:
   const int level_;

@@ -4,6 +4,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "db/builder.h"
 #include "db/compaction/compaction_range_del.h"
@@ -42,6 +44,47 @@ std::unique_ptr<Iterator> MakeInputIterator(const Compaction& c,
   return NewMergingIterator(icmp, std::move(iters));
 }
 
+// One subcompaction's user keys: [begin, end), unbounded where unset.
+struct KeyRange {
+  std::optional<std::string> begin, end;
+};
+
+// The key ranges c is merged in: one (everything) unless c is a level-0
+// -> level-1 compaction with several level-1 inputs and max > 1; then up
+// to max ranges, cut at level-1 inputs' first keys so that each holds
+// about the same level-1 bytes (the level-0 inputs span the whole range
+// and spread over the cuts alike).
+std::vector<KeyRange> SubcompactionRanges(const Compaction& c, int max) {
+  const FileList& lower = c.inputs(1);
+  if (max <= 1 || c.level() != 0 || c.output_level() != 1 || lower.size() < 2) {
+    return {KeyRange{}};
+  }
+  const size_t n = std::min(static_cast<size_t>(max), lower.size());
+  uint64_t total = 0;
+  for (const auto& f : lower) total += f->file_size;
+  std::vector<KeyRange> ranges(1);
+  uint64_t sum = 0;
+  for (size_t i = 0; i + 1 < lower.size() && ranges.size() < n; ++i) {
+    sum += lower[i]->file_size;
+    // Cut once this range has its share (total * ranges / n so far).
+    if (sum * n >= total * ranges.size()) {
+      std::string cut(lower[i + 1]->smallest_user_key());
+      ranges.back().end = cut;
+      ranges.push_back(KeyRange{std::move(cut), std::nullopt});
+    }
+  }
+  return ranges;
+}
+
+// Evicts and deletes files a failed compaction wrote.
+void DeleteOutputs(const CompactionContext& ctx,
+                   const std::vector<std::shared_ptr<FileMetaData>>& files) {
+  for (const auto& f : files) {
+    ctx.table_cache->Evict(f->number);
+    ctx.env->RemoveFile(TableFileName(ctx.dbname, f->number)).IgnoreError();
+  }
+}
+
 }  // namespace
 
 DropRules::DropRules(const std::vector<SequenceNumber>& snapshots)
@@ -76,15 +119,25 @@ DropReason DropRules::Next(const ParsedInternalKey& entry, bool new_key,
   return reason;
 }
 
-absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
-  ASSIGN_OR_RETURN(
-      const CompactionRangeDels range_dels,
-      CompactionRangeDels::Load(*c, ctx.table_cache, ctx.snapshots));
+namespace {
+
+// Merges the inputs of c whose user keys fall in range into new files,
+// appended to *outputs (on error, deleted again). poll_memtable: this
+// range's thread is the one that stops to flush a full memtable.
+absl::Status RunRange(Compaction* c, const CompactionContext& ctx,
+                      const CompactionRangeDels& range_dels,
+                      const KeyRange& range, bool poll_memtable,
+                      std::vector<std::shared_ptr<FileMetaData>>* outputs) {
   std::unique_ptr<Iterator> input =
       MakeInputIterator(*c, ctx.table_cache, range_dels.covered_files());
   DropRules drop_rules(ctx.snapshots);
+  const KeyComparator& icmp = c->input_version().icmp;
+  const std::optional<std::string_view> range_begin =
+      range.begin ? std::optional<std::string_view>(*range.begin)
+                  : std::nullopt;
+  const std::optional<std::string_view> range_end =
+      range.end ? std::optional<std::string_view>(*range.end) : std::nullopt;
 
-  std::vector<std::shared_ptr<FileMetaData>> outputs;
   std::unique_ptr<OutputFile> out;
   absl::Status status;
   // Range tombstones go to the output whose span holds them: an output
@@ -92,8 +145,8 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
   // key of the next (`upper`; unbounded for the last). So an output is
   // finished only once the next one's first key is known: `cut` marks one
   // that is full and waits for it.
-  std::string lower;
-  bool has_lower = false, cut = false;
+  std::string lower(range_begin.value_or(""));
+  bool has_lower = range_begin.has_value(), cut = false;
   auto finish_output =
       [&](std::optional<std::string_view> upper) -> absl::Status {
     for (const RangeTombstone& t : range_dels.ForOutput(
@@ -109,14 +162,19 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
     auto meta = std::make_shared<FileMetaData>();
     absl::Status s = out->Finish(ctx.table_cache, meta.get());
     out.reset();
-    if (s.ok()) outputs.push_back(std::move(meta));
+    if (s.ok()) outputs->push_back(std::move(meta));
     return s;
   };
 
   std::string current_user_key;
   bool has_current_user_key = false;
-  for (input->SeekToFirst(); input->Valid() && status.ok(); input->Next()) {
-    if (ctx.memtable_waiting != nullptr &&
+  if (range_begin) {
+    input->Seek(LookupKey(*range_begin, kMaxSequenceNumber).internal_key());
+  } else {
+    input->SeekToFirst();
+  }
+  for (; input->Valid() && status.ok(); input->Next()) {
+    if (poll_memtable && ctx.memtable_waiting != nullptr &&
         ctx.memtable_waiting->load(std::memory_order_acquire)) {
       status = ctx.flush_memtable();
       if (!status.ok()) break;
@@ -127,9 +185,11 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       status = absl::DataLossError("compaction input holds a malformed key");
       break;
     }
-    const bool new_key =
-        !has_current_user_key ||
-        !c->input_version().icmp.SameUser(parsed.user_key, current_user_key);
+    if (range_end && icmp.CompareUser(parsed.user_key, *range_end) >= 0) {
+      break;  // the next range's
+    }
+    const bool new_key = !has_current_user_key ||
+                         !icmp.SameUser(parsed.user_key, current_user_key);
     if (new_key) {
       // Files end only between user keys. A file ending inside one key's
       // versions would let a later compaction move or rewrite the newer
@@ -167,7 +227,7 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
   }
   if (status.ok()) status = input->status();
   if (status.ok() && out == nullptr &&
-      !range_dels.ForOutput(std::nullopt, std::nullopt).empty()) {
+      !range_dels.ForOutput(range_begin, range_end).empty()) {
     // Every entry was dropped, but some tombstones must stay.
     auto created =
         OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
@@ -176,16 +236,58 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
     if (created.ok()) out = *std::move(created);
   }
   if (status.ok() && out != nullptr) {
-    status = finish_output(std::nullopt);
+    status = finish_output(range_end);
   }
   if (!status.ok()) {
     if (out != nullptr) out->Abandon();
-    for (const auto& f : outputs) {
-      ctx.table_cache->Evict(f->number);
-      ctx.env->RemoveFile(TableFileName(ctx.dbname, f->number)).IgnoreError();
-    }
-    return status;
+    DeleteOutputs(ctx, *outputs);
+    outputs->clear();
   }
+  return status;
+}
+
+}  // namespace
+
+absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
+  ASSIGN_OR_RETURN(
+      const CompactionRangeDels range_dels,
+      CompactionRangeDels::Load(*c, ctx.table_cache, ctx.snapshots));
+  const std::vector<KeyRange> ranges =
+      SubcompactionRanges(*c, ctx.options.max_subcompactions);
+  std::vector<std::shared_ptr<FileMetaData>> outputs;
+  absl::Status status;
+  if (ranges.size() == 1) {
+    status = RunRange(c, ctx, range_dels, ranges[0], true, &outputs);
+  } else {
+    // One thread per range, this one taking the first (and the memtable
+    // polls); each range has its own cursors and its own output files,
+    // disjoint from the others' since the ranges are.
+    std::vector<std::unique_ptr<Compaction>> subs;
+    std::vector<std::vector<std::shared_ptr<FileMetaData>>> sub_outputs(
+        ranges.size());
+    std::vector<absl::Status> sub_status(ranges.size());
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      subs.push_back(c->ForSubcompaction());
+    }
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < ranges.size(); ++i) {
+      threads.emplace_back([&, i] {
+        sub_status[i] = RunRange(subs[i].get(), ctx, range_dels, ranges[i],
+                                 false, &sub_outputs[i]);
+      });
+    }
+    sub_status[0] = RunRange(subs[0].get(), ctx, range_dels, ranges[0], true,
+                             &sub_outputs[0]);
+    for (std::thread& t : threads) t.join();
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      if (status.ok()) status = sub_status[i];
+      outputs.insert(outputs.end(), sub_outputs[i].begin(),
+                     sub_outputs[i].end());
+    }
+    // A failed range deleted its own outputs; the others' go too.
+    if (!status.ok()) DeleteOutputs(ctx, outputs);
+  }
+  if (!status.ok()) return status;
   c->AddInputDeletions(c->edit());
   uint64_t bytes_written = 0;
   for (auto& f : outputs) {
@@ -196,6 +298,9 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
     ctx.stats->Add(config::kNoLevel, kCompactions);
     ctx.stats->Add(config::kNoLevel, kCompactionBytesRead, c->InputBytes());
     ctx.stats->Add(config::kNoLevel, kCompactionBytesWritten, bytes_written);
+    if (ranges.size() > 1) {
+      ctx.stats->Add(config::kNoLevel, kSubcompactions, ranges.size());
+    }
   }
   return absl::OkStatus();
 }

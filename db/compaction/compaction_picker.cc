@@ -2,6 +2,10 @@
 // the next compaction merges (the map of compaction:
 // db/compaction/compaction.h).
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "db/compaction/compaction.h"
 #include "db/version_set.h"
@@ -31,34 +35,97 @@ void Range(const KeyComparator& icmp, const FileList& files,
   }
 }
 
+bool Overlaps(const KeyComparator& icmp, const OutputRange& a,
+              const OutputRange& b) {
+  return icmp.CompareUser(a.smallest, b.largest) <= 0 &&
+         icmp.CompareUser(a.largest, b.smallest) >= 0;
+}
+
 }  // namespace
 
 std::unique_ptr<Compaction> VersionSet::PickCompaction() {
   if (!NeedsCompaction()) return nullptr;
-  const int level = current_->compaction_level;
-  auto c = std::make_unique<Compaction>(level, level + 1,
-                                        options_.max_file_size, current_);
-  // Round-robin over the key space: the first file after the last
-  // compaction's end, wrapping around.
-  const FileList& files = current_->files[level];
-  for (const auto& f : files) {
-    if (compact_pointer_[level].empty() ||
-        icmp_.Compare(f->largest, compact_pointer_[level]) > 0) {
-      c->inputs(0).push_back(f);
-      break;
+  // Every due level, highest score first: when the most urgent one's
+  // files are busy, the next may have work that runs beside them. As in
+  // RocksDB, a level's score leaves out the files running compactions
+  // take: it is the work left for one more.
+  std::vector<std::pair<double, int>> due;
+  for (int level = 0; level < config::kNumLevels - 1; ++level) {
+    const double score = LevelScore(*current_, level, /*skip_busy=*/true);
+    if (score >= 1) due.emplace_back(score, level);
+  }
+  std::stable_sort(due.begin(), due.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first;
+  });
+  for (const auto& [score, level] : due) {
+    std::unique_ptr<Compaction> c = PickAt(level);
+    if (c != nullptr) {
+      AdvanceCompactPointer(c.get());
+      AddRunning(*c);
+      return c;
     }
   }
-  if (c->inputs(0).empty()) c->inputs(0).push_back(files[0]);
+  return nullptr;
+}
 
-  if (level == 0) {
-    // Level-0 files overlap: take every file overlapping the pick.
-    std::string smallest, largest;
-    Range(icmp_, c->inputs(0), &smallest, &largest);
-    c->inputs(0) = current_->GetOverlappingInputs(0, ExtractUserKey(smallest),
-                                                  ExtractUserKey(largest));
+std::unique_ptr<Compaction> VersionSet::PickAt(int level) {
+  const FileList& files = current_->files[level];
+  if (files.empty()) return nullptr;
+  // Round-robin over the key space: the first file after the last
+  // compaction's end, wrapping around; if it is busy, the next one.
+  size_t start = 0;
+  while (start < files.size() && !compact_pointer_[level].empty() &&
+         icmp_.Compare(files[start]->largest, compact_pointer_[level]) <= 0) {
+    ++start;
   }
-  SetupOtherInputs(c.get());
-  return c;
+  if (start == files.size()) start = 0;
+  // Level-0 files overlap: a pick takes every file overlapping it, so one
+  // try settles level 0.
+  const size_t tries = level == 0 ? 1 : files.size();
+  for (size_t i = 0; i < tries; ++i) {
+    auto c = std::make_unique<Compaction>(level, level + 1,
+                                          options_.max_file_size, current_);
+    c->inputs(0).push_back(files[(start + i) % files.size()]);
+    if (level == 0) {
+      std::string smallest, largest;
+      Range(icmp_, c->inputs(0), &smallest, &largest);
+      c->inputs(0) = current_->GetOverlappingInputs(0, ExtractUserKey(smallest),
+                                                    ExtractUserKey(largest));
+    }
+    SetupOtherInputs(c.get());
+    if (!ConflictsWithRunning(*c)) return c;
+  }
+  return nullptr;
+}
+
+bool VersionSet::ConflictsWithRunning(const Compaction& c) const {
+  const OutputRange out = c.output_range();
+  if (flush_in_flight_.has_value() && out.level <= flush_in_flight_->level &&
+      Overlaps(icmp_, out, *flush_in_flight_)) {
+    return true;  // it would write older data at or above the new table
+  }
+  for (const Running& r : running_) {
+    if (c.level() == 0 && r.level == 0) return true;
+    if (r.output.level == out.level && Overlaps(icmp_, r.output, out)) {
+      return true;
+    }
+    for (int which = 0; which < 2; ++which) {
+      for (const auto& f : c.inputs(which)) {
+        if (std::find(r.inputs.begin(), r.inputs.end(), f->number) !=
+            r.inputs.end()) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+void VersionSet::AdvanceCompactPointer(Compaction* c) {
+  std::string smallest, largest;
+  Range(icmp_, c->inputs(0), &smallest, &largest);
+  compact_pointer_[c->level()] = largest;
+  c->edit()->SetCompactPointer(c->level(), largest);
 }
 
 void VersionSet::SetupOtherInputs(Compaction* c) {
@@ -88,9 +155,6 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
         if (expanded1.size() == c->inputs(1).size()) {
           c->inputs(0) = std::move(expanded0);
           c->inputs(1) = std::move(expanded1);
-          smallest = new_smallest;
-          largest = new_largest;
-          Range(icmp_, c->inputs(0), &smallest, &largest);
           all = c->inputs(0);
           all.insert(all.end(), c->inputs(1).begin(), c->inputs(1).end());
           Range(icmp_, all, &all_smallest, &all_largest);
@@ -103,9 +167,6 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
           ExtractUserKey(all_largest));
     }
   }
-  // The next compaction of this level starts after this one's end.
-  compact_pointer_[level] = largest;
-  c->edit()->SetCompactPointer(level, largest);
 }
 
 std::unique_ptr<Compaction> VersionSet::CompactRange(
@@ -135,6 +196,7 @@ std::unique_ptr<Compaction> VersionSet::CompactRange(
                                         options_.max_file_size, current_);
   c->inputs(0) = std::move(inputs);
   SetupOtherInputs(c.get());
+  AdvanceCompactPointer(c.get());
   return c;
 }
 

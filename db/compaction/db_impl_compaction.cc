@@ -18,30 +18,6 @@
 #include "util/status_macros.h"
 
 namespace sift {
-namespace {
-
-// The user keys c's inputs span, and where its outputs go.
-CompactionRange RangeOf(const Compaction& c) {
-  const KeyComparator& icmp = c.input_version().icmp;
-  CompactionRange r;
-  r.output_level = c.output_level();
-  bool first = true;
-  for (int which = 0; which < 2; ++which) {
-    for (const auto& f : c.inputs(which)) {
-      if (first || icmp.CompareUser(f->smallest_user_key(), r.smallest) < 0) {
-        r.smallest = std::string(f->smallest_user_key());
-      }
-      if (first || icmp.CompareUser(f->largest_user_key(), r.largest) > 0) {
-        r.largest = std::string(f->largest_user_key());
-      }
-      first = false;
-    }
-  }
-  return r;
-}
-
-}  // namespace
-
 absl::Status DBImpl::InstallCompaction(Compaction* c) {
   mu_.AssertHeld();
   // The outputs' numbers, protected until the edit naming them is
@@ -62,11 +38,18 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
     ctx.table_cache = table_cache_.get();
     ctx.snapshots.assign(snapshots_.begin(), snapshots_.end());
     ctx.stats = &stats_;
-    ctx.memtable_waiting = &has_imm_;
+    // The compaction stops to flush a full memtable when no other thread
+    // will: with one background thread, or while it runs alone
+    // (BackgroundWork::kExclusive; NextWork starts no flush then).
+    if (options_.max_background_jobs == 1 || exclusive_running_) {
+      ctx.memtable_waiting = &has_imm_;
+    }
     ctx.flush_memtable = [this] {
       MutexLock l(&mu_);
-      if (imm_ == nullptr) return absl::OkStatus();
+      if (imm_ == nullptr || flush_running_) return absl::OkStatus();
+      flush_running_ = true;
       absl::Status s = FlushImmutable();
+      flush_running_ = false;
       RecordBackgroundError(s);
       bg_cv_.SignalAll();  // writers waiting for room
       return s;
@@ -76,16 +59,17 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
       outputs.push_back(NewPendingOutput());
       return outputs.back().number();
     };
-    running_compaction_ = RangeOf(*c);
     mu_.Unlock();
     absl::Status s = RunCompaction(c, ctx);
     mu_.Lock();
-    running_compaction_.reset();
     // Installed even when Close is waiting: its outputs are written, and
     // left out of the MANIFEST they would only be litter the next Open
     // deletes before doing the work again.
     if (!s.ok()) return s;
   }
+  // Another thread's work failed meanwhile: the state on disk may be in
+  // doubt, and nothing more goes to the MANIFEST until Resume.
+  RETURN_IF_ERROR(bg_error_);
   RETURN_IF_ERROR(versions_->LogAndApply(c->edit(), &mu_));
   InstallReadView();
   // No DeleteObsoleteFiles here: c still holds its input Version, which
@@ -96,6 +80,7 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
 absl::Status DBImpl::DoCompaction(std::unique_ptr<Compaction> c) {
   mu_.AssertHeld();
   const absl::Status s = InstallCompaction(c.get());
+  versions_->RemoveRunning(*c);
   c.reset();  // drops the input Version: its files may now be obsolete
   // A failed install may still have reached the MANIFEST, naming outputs
   // that are no longer pending: record the error first, so that nothing
@@ -108,7 +93,12 @@ absl::Status DBImpl::DoCompaction(std::unique_ptr<Compaction> c) {
 absl::Status DBImpl::BackgroundCompaction() {
   mu_.AssertHeld();
   std::unique_ptr<Compaction> c = versions_->PickCompaction();
-  if (c == nullptr) return absl::OkStatus();
+  if (c == nullptr) {
+    // Every due compaction conflicts with work in flight: try again once
+    // the tree changes.
+    nothing_to_pick_at_ = versions_->version_count();
+    return absl::OkStatus();
+  }
   return DoCompaction(std::move(c));
 }
 
@@ -162,6 +152,7 @@ absl::Status DBImpl::ManualCompactionStep() {
     m->done = true;
     return absl::OkStatus();
   }
+  versions_->AddRunning(*c);  // for a flush the step may do meanwhile
   const absl::Status s = DoCompaction(std::move(c));
   if (!s.ok()) {
     m->status = s;
@@ -187,10 +178,12 @@ absl::Status DBImpl::RunManual(int level, bool rewrite,
   if (shutting_down_) return ClosedError("CompactRange");
   manual_ = &m;
   bg_cv_.SignalAll();
-  // m lives in this frame: do not return while the background thread may
-  // be inside ManualCompactionStep (bg_running_), even once an error or
-  // shutdown means it will not finish m. It writes m when its step ends.
-  while (!m.done && (bg_running_ || (bg_error_.ok() && !shutting_down_))) {
+  // m lives in this frame: do not return while a background thread may
+  // be inside ManualCompactionStep (exclusive_running_), even once an
+  // error or shutdown means it will not finish m. It writes m when its
+  // step ends.
+  while (!m.done &&
+         (exclusive_running_ || (bg_error_.ok() && !shutting_down_))) {
     bg_cv_.Wait(&mu_);
   }
   manual_ = nullptr;

@@ -102,6 +102,16 @@ absl::Status ValidateOptions(const Options& o) {
         "default, got ",
         o.bloom_filter_fp_chance));
   }
+  if (o.max_background_jobs < 1 || o.max_background_jobs > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::max_background_jobs must be in [1, 64], got ",
+                     o.max_background_jobs));
+  }
+  if (o.max_subcompactions < 1 || o.max_subcompactions > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::max_subcompactions must be in [1, 64], got ",
+                     o.max_subcompactions));
+  }
   if (o.max_open_files < 10) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Options::max_open_files must be >= 10, got ", o.max_open_files));
@@ -157,7 +167,9 @@ absl::Status DBImpl::OpenImpl() {
   mem_ = NewMemTable();
   InstallReadView();
   DeleteObsoleteFiles();
-  bg_thread_ = std::thread([this] { BackgroundLoop(); });
+  for (int i = 0; i < options_.max_background_jobs; ++i) {
+    bg_threads_.emplace_back([this] { BackgroundLoop(); });
+  }
   return absl::OkStatus();
 }
 
@@ -190,12 +202,14 @@ absl::Status DBImpl::CloseLocked() {
   }
   shutting_down_ = true;
   bg_cv_.SignalAll();  // the background thread, and writers waiting on it
-  if (bg_thread_.joinable()) {
-    // It finishes and installs what it is running (a flush or compaction
-    // step), then stops: nothing half-done is left in the directory.
+  if (!bg_threads_.empty()) {
+    // Each finishes and installs what it is running (a flush or a
+    // compaction step), then stops: nothing half-done is left in the
+    // directory.
     mu_.Unlock();
-    bg_thread_.join();
+    for (std::thread& t : bg_threads_) t.join();
     mu_.Lock();
+    bg_threads_.clear();
   }
   absl::Status s = bg_error_;
   if (!read_only_) {

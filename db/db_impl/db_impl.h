@@ -4,7 +4,7 @@
 //   db_impl_read.cc             Get, MultiGet, NewIterator, snapshots
 //   db_impl_write.cc            the write path: writer queue, group commit,
 //                               WAL
-//   db_impl_background.cc       the background thread: flush, cleanup
+//   db_impl_background.cc       the background threads: flush, cleanup
 //   db_impl_recovery.cc         recovery from MANIFEST and WAL at Open
 //   db_impl_read_only.cc        DB::OpenForReadOnly
 //   db_impl_properties.cc       GetProperty and statistics text
@@ -19,10 +19,11 @@
 //                               compaction.h maps the rest of compaction)
 //
 // Concurrency (docs/DESIGN.md): mu_ guards the DB state. Writers queue on mu_;
-// the front writer commits a group with mu_ released. One background
-// thread flushes and compacts. Readers take the current ReadView (memtable,
-// immutable memtable, Version) from their thread's slot in views_ (no lock
-// in the common case, db/read_view.h) and then read with no lock at all.
+// the front writer commits a group with mu_ released. max_background_jobs
+// background threads flush and compact. Readers take the current ReadView
+// (memtable, immutable memtable, Version) from their thread's slot in views_
+// (no lock in the common case, db/read_view.h) and then read with no lock at
+// all.
 
 #ifndef SIFT_DB_DB_IMPL_DB_IMPL_H_
 #define SIFT_DB_DB_IMPL_DB_IMPL_H_
@@ -57,12 +58,6 @@ namespace sift {
 class Compaction;
 struct ExternalFile;
 
-// The user keys a compaction's inputs span, and its output level.
-struct CompactionRange {
-  int output_level = 0;
-  std::string smallest, largest;
-};
-
 // Checks every field DB::Open uses; InvalidArgument names the field.
 absl::Status ValidateOptions(const Options& options);
 
@@ -82,7 +77,7 @@ class DBImpl final : public DB {
   DBImpl(const Options& options, std::string dbname, bool read_only = false);
   ~DBImpl() override;
 
-  // Recovers or creates the DB and starts the background thread.
+  // Recovers or creates the DB and starts the background threads.
   absl::Status OpenImpl();
   // Reads the MANIFEST and replays the WALs into mem_, in memory only.
   // REQUIRES: constructed read_only.
@@ -174,7 +169,7 @@ class DBImpl final : public DB {
   // Step 3 of db_impl_ingest.cc: files[i] is table (*numbers)[i], renamed
   // here to a new number, whose PendingOutput is added to *reserved.
   // *committed is set once the MANIFEST may name the files.
-  // REQUIRES: the front writer, the background thread idle.
+  // REQUIRES: the front writer, the background threads idle.
   absl::Status InstallIngestedFiles(const std::vector<ExternalFile>& files,
                                     const IngestOptions& options,
                                     std::vector<uint64_t>* numbers,
@@ -187,6 +182,10 @@ class DBImpl final : public DB {
   absl::Status ResumeAsFrontWriter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl_background.cc
+  // What a background thread may start now.
+  enum class BackgroundWork { kNone, kFlush, kExclusive, kCompaction };
+  BackgroundWork NextWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // One background thread: takes NextWork's item until Close.
   void BackgroundLoop();
   bool HasBackgroundWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status FlushImmutable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -247,7 +246,7 @@ class DBImpl final : public DB {
     return absl::OkStatus();
   }
   // Close's work, done once (by Close or the destructor): stops the
-  // background thread after its current item, deletes obsolete files and
+  // background threads after their current items, deletes obsolete files and
   // closes the log.
   absl::Status CloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -291,14 +290,21 @@ class DBImpl final : public DB {
   ManualCompaction* manual_ ABSL_GUARDED_BY(mu_) = nullptr;
   // A replacement filter waiting for the background thread to record it.
   FilterInstall* filter_install_ ABSL_GUARDED_BY(mu_) = nullptr;
-  // The compaction running without the mutex, if any. A memtable flushed
-  // meanwhile must not land at its output level inside its range:
-  // installing the compaction would then find two overlapping files at
-  // one level.
-  std::optional<CompactionRange> running_compaction_ ABSL_GUARDED_BY(mu_);
-  bool bg_running_ ABSL_GUARDED_BY(mu_) = false;  // a work item in flight
-  // An ingest is installing its files: the background thread, which
-  // shares the MANIFEST with it, starts no work until it is done.
+  // The background threads' work in flight (db_impl_background.cc):
+  // items of any kind; whether one is the flush; whether one runs alone
+  // (a manual compaction step or a filter install, started with nothing
+  // else in flight, and nothing else starts beside it); and how many are
+  // automatic compactions.
+  int bg_active_ ABSL_GUARDED_BY(mu_) = 0;
+  bool flush_running_ ABSL_GUARDED_BY(mu_) = false;
+  bool exclusive_running_ ABSL_GUARDED_BY(mu_) = false;
+  int compactions_running_ ABSL_GUARDED_BY(mu_) = 0;
+  // The VersionSet::version_count() at which the picker last found every
+  // due compaction in conflict with work in flight: no thread tries again
+  // until a Version is installed.
+  uint64_t nothing_to_pick_at_ ABSL_GUARDED_BY(mu_) = 0;
+  // An ingest is installing its files: the background threads, which
+  // share the MANIFEST with it, start no work until it is done.
   bool ingest_running_ ABSL_GUARDED_BY(mu_) = false;
   // Set by Close (and the destructor), under mu_: the background thread
   // stops after its current item and writers are refused. Atomic so that
@@ -310,7 +316,7 @@ class DBImpl final : public DB {
   WalRecoveryStats wal_recovery_ ABSL_GUARDED_BY(mu_);
   // Sticky: once a flush, compaction or WAL write fails, writes stop.
   absl::Status bg_error_ ABSL_GUARDED_BY(mu_);
-  std::thread bg_thread_;
+  std::vector<std::thread> bg_threads_;  // max_background_jobs of them
 };
 
 // A replacement filter written by RebuildFilters, for the background

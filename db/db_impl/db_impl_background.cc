@@ -1,6 +1,9 @@
-// The background thread: flushes the immutable memtable, runs the
-// compactions of db/compaction/db_impl_compaction.cc, and deletes files no
-// Version needs.
+// The background threads (Options::max_background_jobs): each takes the
+// next item -- the immutable memtable's flush first, then work that runs
+// alone (a manual compaction step, a replacement filter's install), then
+// an automatic compaction of db/compaction/db_impl_compaction.cc -- and
+// deletes the files no Version needs. docs/DESIGN.md ("Background work")
+// says why N items in flight stay correct.
 
 #include <algorithm>
 #include <memory>
@@ -23,32 +26,68 @@ void DBImpl::RecordBackgroundError(const absl::Status& s) {
   }
 }
 
+DBImpl::BackgroundWork DBImpl::NextWork() const {
+  mu_.AssertHeld();
+  if (!bg_error_.ok() || ingest_running_ || exclusive_running_) {
+    return BackgroundWork::kNone;
+  }
+  // Flushes first: writers wait on a full memtable.
+  if (imm_ != nullptr && !flush_running_) return BackgroundWork::kFlush;
+  if ((manual_ != nullptr && !manual_->done) ||
+      (filter_install_ != nullptr && !filter_install_->done)) {
+    // Runs alone, once the running work is done; no new compaction
+    // starts meanwhile, so it does not wait for ever.
+    return bg_active_ == 0 ? BackgroundWork::kExclusive : BackgroundWork::kNone;
+  }
+  // With N threads, at most N - 1 compact: one is always free to flush.
+  const int compaction_slots = std::max(1, options_.max_background_jobs - 1);
+  if (compactions_running_ < compaction_slots && versions_->NeedsCompaction() &&
+      versions_->version_count() != nothing_to_pick_at_) {
+    return BackgroundWork::kCompaction;
+  }
+  return BackgroundWork::kNone;
+}
+
 bool DBImpl::HasBackgroundWork() const {
   mu_.AssertHeld();
-  return bg_error_.ok() && !ingest_running_ &&
-         (imm_ != nullptr || (manual_ != nullptr && !manual_->done) ||
-          (filter_install_ != nullptr && !filter_install_->done) ||
-          versions_->NeedsCompaction());
+  return NextWork() != BackgroundWork::kNone;
 }
 
 void DBImpl::BackgroundLoop() {
   MutexLock l(&mu_);
   while (true) {
-    while (!shutting_down_ && !HasBackgroundWork()) bg_cv_.Wait(&mu_);
+    BackgroundWork work = BackgroundWork::kNone;
+    while (!shutting_down_ && (work = NextWork()) == BackgroundWork::kNone) {
+      bg_cv_.Wait(&mu_);
+    }
     if (shutting_down_) break;
-    bg_running_ = true;
+    ++bg_active_;
     absl::Status s;
-    if (imm_ != nullptr) {
-      s = FlushImmutable();
-    } else if (filter_install_ != nullptr && !filter_install_->done) {
-      s = InstallReplacementFilter();
-    } else if (manual_ != nullptr && !manual_->done) {
-      s = ManualCompactionStep();
-    } else {
-      s = BackgroundCompaction();
+    switch (work) {
+      case BackgroundWork::kFlush:
+        flush_running_ = true;
+        s = FlushImmutable();
+        flush_running_ = false;
+        break;
+      case BackgroundWork::kExclusive:
+        exclusive_running_ = true;
+        if (filter_install_ != nullptr && !filter_install_->done) {
+          s = InstallReplacementFilter();
+        } else {
+          s = ManualCompactionStep();
+        }
+        exclusive_running_ = false;
+        break;
+      case BackgroundWork::kCompaction:
+        ++compactions_running_;
+        s = BackgroundCompaction();
+        --compactions_running_;
+        break;
+      case BackgroundWork::kNone:
+        break;
     }
     RecordBackgroundError(s);
-    bg_running_ = false;
+    --bg_active_;
     bg_cv_.SignalAll();
   }
   bg_cv_.SignalAll();
@@ -86,17 +125,17 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
   if (s.ok() && meta->file_size > 0) {
     int level = 0;
     if (base != nullptr) {
-      level = base->PickLevelForMemTableOutput(meta->smallest_user_key(),
-                                               meta->largest_user_key(),
-                                               options_.max_file_size);
-    }
-    const std::optional<CompactionRange>& running = running_compaction_;
-    const KeyComparator icmp = KeyComparator::Internal(options_.comparator);
-    if (running.has_value() && level >= running->output_level &&
-        icmp.CompareUser(meta->smallest_user_key(), running->largest) <= 0 &&
-        icmp.CompareUser(meta->largest_user_key(), running->smallest) >= 0) {
-      // Above the compaction's output: newer data stays above older.
-      level = std::max(0, running->output_level - 1);
+      // Placed in the tree as it is now (compactions may have installed
+      // while the table was written), above every running compaction
+      // that writes its keys; in flight until the caller installs it.
+      level = versions_->FlushLevel(
+          versions_->current()->PickLevelForMemTableOutput(
+              meta->smallest_user_key(), meta->largest_user_key(),
+              options_.max_file_size),
+          meta->smallest_user_key(), meta->largest_user_key());
+      versions_->SetFlushInFlight(
+          OutputRange{level, std::string(meta->smallest_user_key()),
+                      std::string(meta->largest_user_key())});
     }
     stats_.Add(config::kNoLevel, kFlushes);
     stats_.Add(config::kNoLevel, kFlushBytesWritten, meta->file_size);
@@ -114,10 +153,12 @@ absl::Status DBImpl::FlushImmutable() {
   std::vector<PendingOutput> outputs;
   // Installed even when Close is waiting for it: a table written and
   // left out of the MANIFEST would only be deleted by the next Open.
-  RETURN_IF_ERROR(WriteLevel0Table(imm_.get(), &edit, base.get(), &outputs));
+  absl::Status s = WriteLevel0Table(imm_.get(), &edit, base.get(), &outputs);
   // Logs older than the current one hold nothing the tables lack.
   edit.SetLogNumber(logfile_number_);
-  RETURN_IF_ERROR(versions_->LogAndApply(&edit, &mu_));
+  if (s.ok()) s = versions_->LogAndApply(&edit, &mu_);
+  versions_->SetFlushInFlight(std::nullopt);
+  RETURN_IF_ERROR(s);
   imm_.reset();
   has_imm_.store(false, std::memory_order_release);
   InstallReadView();
@@ -130,7 +171,7 @@ absl::Status DBImpl::Flush() {
   MutexLock l(&mu_);
   // Closing: a flush already running still finishes (and is installed).
   while (imm_ != nullptr && bg_error_.ok() &&
-         (!shutting_down_ || bg_running_)) {
+         (!shutting_down_ || bg_active_ > 0)) {
     bg_cv_.Wait(&mu_);
   }
   RETURN_IF_ERROR(bg_error_);
@@ -143,7 +184,7 @@ absl::Status DBImpl::WaitForCompaction() {
   if (read_only_) return absl::OkStatus();  // no background thread runs
   MutexLock l(&mu_);
   while (bg_error_.ok() &&
-         (bg_running_ || (HasBackgroundWork() && !shutting_down_))) {
+         (bg_active_ > 0 || (HasBackgroundWork() && !shutting_down_))) {
     bg_cv_.Wait(&mu_);
   }
   RETURN_IF_ERROR(bg_error_);

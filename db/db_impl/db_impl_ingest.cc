@@ -101,8 +101,8 @@ absl::Status DBImpl::IngestExternalFiles(const std::vector<std::string>& paths,
     MutexLock l(&mu_);
     if (s.ok()) {
       s = RunAsFrontWriter([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        ingest_running_ = true;  // the background thread starts nothing new
-        while (bg_running_) bg_cv_.Wait(&mu_);
+        ingest_running_ = true;  // the background threads start nothing new
+        while (bg_active_ > 0) bg_cv_.Wait(&mu_);
         const absl::Status r = InstallIngestedFiles(files, options, &numbers,
                                                     &reserved, &committed);
         ingest_running_ = false;

@@ -76,6 +76,11 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
   size_t mem_bytes = 0;
   {
     MutexLock l(&mu_);
+    // Manual steps count as compactions too: every one registered.
+    if (what == "num-running-compactions") {
+      return absl::StrCat(versions_->NumRunning());
+    }
+    if (what == "num-running-flushes") return flush_running_ ? "1" : "0";
     v = versions_->current();
     mem_bytes = mem_->ApproximateMemoryUsage() +
                 (imm_ != nullptr ? imm_->ApproximateMemoryUsage() : 0);

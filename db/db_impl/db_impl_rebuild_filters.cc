@@ -88,7 +88,7 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
     // install lives in this frame: wait while the background thread may
     // be recording it (see RunManual).
     while (!install.done &&
-           (bg_running_ || (bg_error_.ok() && !shutting_down_))) {
+           (exclusive_running_ || (bg_error_.ok() && !shutting_down_))) {
       bg_cv_.Wait(&mu_);
     }
     filter_install_ = nullptr;

@@ -8,9 +8,9 @@ namespace sift {
 
 absl::Status DBImpl::ResumeAsFrontWriter() {
   mu_.AssertHeld();
-  // With bg_error_ set the background thread starts nothing new; wait out
-  // what it is doing.
-  while (bg_running_) bg_cv_.Wait(&mu_);
+  // With bg_error_ set the background threads start nothing new; wait
+  // out what they are doing.
+  while (bg_active_ > 0) bg_cv_.Wait(&mu_);
   if (bg_error_.ok()) return absl::OkStatus();
   // A damaged file stays damaged: only a repair or a restore fixes it.
   if (absl::IsDataLoss(bg_error_) || shutting_down_) return bg_error_;

@@ -254,6 +254,8 @@ void sift_options_set_level0_stop_writes_trigger(sift_options_t* options,
 void sift_options_set_max_manifest_file_size(sift_options_t* options,
                                              uint64_t v);
 void sift_options_set_max_open_files(sift_options_t* options, int v);
+void sift_options_set_max_background_jobs(sift_options_t* options, int v);
+void sift_options_set_max_subcompactions(sift_options_t* options, int v);
 void sift_options_set_block_size(sift_options_t* options, size_t v);
 void sift_options_set_block_restart_interval(sift_options_t* options, int v);
 enum { sift_no_compression = 0, sift_snappy_compression = 1 };

@@ -240,6 +240,9 @@ class DB {
   //                               files' recorded facts
   //   sift.filter-keys            the keys those filters hold
   //   sift.num-files-at-level<N>  the number of files at level N (0..6)
+  //   sift.num-running-compactions  compactions running now (RocksDB's
+  //                               num-running-compactions)
+  //   sift.num-running-flushes    flushes running now (0 or 1)
   //   sift.memory                 bytes in memtables, filters, indexes and
   //                               the block cache; number of open tables
   //   sift.sstables               every file per level: number, size,

@@ -187,6 +187,23 @@ struct Options {
   // index in memory). Default: 1000.
   int max_open_files = 1000;
 
+  // Background threads: flushes and compactions share them (RocksDB's
+  // meaning). With N >= 2, at most N - 1 run compactions, so a thread is
+  // always free for a flush: a full memtable never waits behind a long
+  // compaction. Compactions of disjoint inputs run at once (level 0 to 1
+  // beside deeper ones; never two touching one file, two writing
+  // overlapping ranges of one level, or two from level 0). With 1, the one
+  // thread does everything and a running compaction stops to flush a full
+  // memtable first. A database-wide setting (DBOptions once Options is
+  // split). 1 to 64. Default: 2.
+  int max_background_jobs = 2;
+
+  // Up to this many threads share one large level-0 -> level-1 compaction,
+  // each merging its own key range (split where the input files' bounds
+  // divide the input bytes evenly) into its own output files; the result
+  // is installed as one edit. 1: never split. 1 to 64. Default: 1.
+  int max_subcompactions = 1;
+
   // A cap on the bytes per second the table files of flushes and
   // compactions are written at (sift/rate_limiter.h;
   // NewGenericRateLimiter(bytes_per_second)), so background work leaves

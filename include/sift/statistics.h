@@ -60,6 +60,9 @@ enum Ticker : uint32_t {
   // charged, and the time they waited for them.
   kRateLimiterBytes,       // sift.rate.limiter.bytes
   kRateLimiterWaitMicros,  // sift.rate.limiter.wait.micros
+  // Key ranges of compactions split for Options::max_subcompactions (a
+  // compaction run whole counts none).
+  kSubcompactions,  // sift.compaction.subcompactions
   kNumTickers
 };
 
