@@ -33,9 +33,9 @@
 #    LevelDB reports none), write amplification (table bytes flushes and
 #    compactions wrote over the key and value bytes put), missing and
 #    random Gets per second (readrandom finds 63% of its keys: --num draws
-#    over --num numbers). RocksDB runs with max_background_jobs=JOBS
-#    (default 2, its own default); LevelDB and siftdb have one background
-#    thread. Databases go under SCALE_DIR (default /tmp) and each is
+#    over --num numbers). siftdb and RocksDB run with
+#    max_background_jobs=JOBS (default 2, both engines' default); LevelDB
+#    has one background thread. Databases go under SCALE_DIR (default /tmp) and each is
 #    removed after its row.
 # The tables are also saved as ${PLOT_DATA:-build/plots}/scale.txt, where
 # tools/plot.sh (and tools/bench.sh) draw the miss table from.
@@ -126,7 +126,7 @@ done
 [ -n "$PEER_SIZES" ] || exit 0
 : >"$plots/scale-peers-raw.txt"
 echo
-echo "beside the peers (peer_bench; RocksDB max_background_jobs=$JOBS):"
+echo "beside the peers (peer_bench; siftdb and RocksDB max_background_jobs=$JOBS):"
 printf "%-8s %10s %10s %9s %7s %7s %12s %12s\n" engine keys "filter MB" \
   "fill s" "stall%" "W-amp" "misses/s" "readrandom/s"
 for n in $PEER_SIZES; do

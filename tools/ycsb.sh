@@ -14,8 +14,8 @@
 # compaction backlog the previous left, as a YCSB client session does.
 # Every engine gets the shape of tools/compare.sh: 4 MiB memtable and
 # files, 8 MiB block cache, Snappy, ~1% Bloom filters (siftdb fp chance
-# 0.01, the peers 10 bits per key), sync off; RocksDB with
-# max_background_jobs=2 (its default). RUN_PREFIX is put before every
+# 0.01, the peers 10 bits per key), sync off; siftdb and RocksDB with
+# max_background_jobs=2 (both engines' default). RUN_PREFIX is put before every
 # peer_bench command (e.g. RUN_PREFIX="taskset -c 1").
 #
 # Prints ops/sec per workload and thread count (best of the rounds) with
