@@ -133,7 +133,7 @@ ABSL_FLAG(int32_t, max_background_jobs, 2,
           "Background threads for flushes and compactions "
           "(Options::max_background_jobs; with N >= 2, at most N - 1 "
           "compact, so one is free to flush).");
-ABSL_FLAG(int32_t, subcompactions, 1,
+ABSL_FLAG(int32_t, subcompactions, sift::Options().max_subcompactions,
           "Threads that share one large level-0 -> level-1 compaction, each "
           "merging its own key range (Options::max_subcompactions).");
 ABSL_FLAG(int64_t, rate_limiter_bytes_per_sec, 0,

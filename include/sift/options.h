@@ -1,4 +1,7 @@
-// Options that control a siftdb database, its reads and its writes.
+// Options that control a siftdb database, its reads and its writes. As in
+// RocksDB, Options is DBOptions (the database as a whole) plus
+// ColumnFamilyOptions (one keyspace's own shape); each field says which
+// half it is in and why.
 //
 // Every field states its default and what moving it trades. DB::Open checks
 // every field and refuses a bad one with InvalidArgument naming it.
@@ -92,16 +95,21 @@ enum class WALRecoveryMode : uint8_t {
 inline constexpr size_t kMaxKeySize = size_t{8} << 20;
 inline constexpr size_t kMaxValueSize = size_t{256} << 20;
 
-struct Options {
-  // ---- Opening ----------------------------------------------------------
+// What concerns the database as a whole (RocksDB's DBOptions): its
+// directory, its one write-ahead log and MANIFEST, its background threads,
+// its open files and block cache. Fixed at Open.
+struct DBOptions {
+  // ---- Opening ---------------------------------------------------------
 
   // Create the database if it is missing. When false and there is none
   // (no CURRENT file), Open fails with FailedPrecondition and creates
   // nothing: no directory, no LOCK file. Default: false.
+  // DBOptions: it concerns the directory.
   bool create_if_missing = false;
 
   // Fail Open with FailedPrecondition if the database already exists.
   // Default: false.
+  // DBOptions: it concerns the directory.
   bool error_if_exists = false;
 
   // Verify every table when the database is opened: read each block of
@@ -111,59 +119,22 @@ struct Options {
   // Default: false: damage is still found and reported as DataLoss when a
   // read or compaction reaches the damaged block (every block read from a
   // file is checksummed), and a damaged filter is never trusted.
+  // DBOptions: Open checks every table of the database.
   bool paranoid_checks = false;
-
-  // The order of keys (sift/comparator.h). A database is always opened
-  // with a comparator of the name it was created with: another name fails
-  // Open with InvalidArgument. Not owned; must outlive the DB. Must not be
-  // null. Default: BytewiseComparator(), which siftdb compares inline;
-  // any other comparator costs a virtual call per key compare.
-  const Comparator* comparator = BytewiseComparator();
 
   // Where files live. nullptr means the POSIX file system (Env::Default()).
   // Not owned; must outlive the DB. Default: nullptr.
+  // DBOptions: one file system holds the whole database.
   Env* env = nullptr;
 
   // What Open does with a damaged write-ahead log (see WALRecoveryMode).
   // Default: kTolerateCorruptedTailRecords, which drops only what a crash
   // can leave (a torn tail) and refuses to drop anything after damage.
+  // DBOptions: the database has one write-ahead log.
   WALRecoveryMode wal_recovery_mode =
       WALRecoveryMode::kTolerateCorruptedTailRecords;
 
-  // ---- Writes and files -------------------------------------------------
-
-  // Bytes of writes the memtable gathers before it is flushed to a level-0
-  // file. Larger: fewer, larger files and faster bulk loads, but more memory
-  // and a longer recovery. Default: 4 MiB.
-  size_t write_buffer_size = 4 << 20;
-
-  // Target size of one SSTable written by flush or compaction. Larger: fewer
-  // files and filters to probe, but coarser compactions. Default: 4 MiB.
-  size_t max_file_size = 4 << 20;
-
-  // Bytes level 1 may hold before it is compacted into level 2; level L
-  // may hold max_bytes_for_level_base * multiplier^(L-1) (RocksDB's names
-  // and meaning). A larger base or multiplier: fewer levels, so fewer
-  // files for a miss to probe and less rewriting, but each compaction into
-  // a level merges with more of it. Must be in [1 KiB, 2^50].
-  // Default: 40 MiB (10 default write buffers, LevelDB's shape).
-  uint64_t max_bytes_for_level_base = uint64_t{40} << 20;
-  // Must be in [2, 100]. Default: 10.
-  double max_bytes_for_level_multiplier = 10.0;
-
-  // Number of level-0 files that starts a level-0 compaction. Lower: fewer
-  // files for a read to probe, more write amplification. Default: 4.
-  int level0_compaction_trigger = 4;
-
-  // Level-0 file counts at which writes are slowed (to delayed_write_rate)
-  // and stopped until compaction catches up,
-  // bounding the files a read may probe. RocksDB's names and defaults: a
-  // miss pays one in-memory filter probe per level-0 file, so a deep level
-  // 0 is cheap for reads, while stalling writes early is not. Lower: fewer
-  // files per read, slower bursts of writes. Defaults: 20 and 36; need
-  // level0_compaction_trigger <= slowdown <= stop <= 1000.
-  int level0_slowdown_writes_trigger = 20;
-  int level0_stop_writes_trigger = 36;
+  // ---- Writes, files and background work -------------------------------
 
   // While level 0 holds level0_slowdown_writes_trigger files or more,
   // writes are delayed so they enter at no more than this many bytes per
@@ -173,6 +144,8 @@ struct Options {
   // read), the burst takes longer. LevelDB instead sleeps 1 ms per write,
   // which slows small writes far more (measured: README.md, "Write
   // delays"). Must be in [1 KiB, 1 TiB] per second. Default: 128 MiB/s.
+  // DBOptions: all writes enter through one log and one writer queue, so they
+  // are paced together.
   uint64_t delayed_write_rate = uint64_t{128} << 20;
 
   // When the MANIFEST (the log of which files make up the database) grows
@@ -181,10 +154,12 @@ struct Options {
   // faster Open and less disk, more frequent snapshot writes (each as
   // large as the list of files). RocksDB's name. At least 1 KiB.
   // Default: 64 MiB.
+  // DBOptions: the database has one MANIFEST.
   uint64_t max_manifest_file_size = uint64_t{64} << 20;
 
   // Number of table files kept open (each open file keeps its filter and
   // index in memory). Default: 1000.
+  // DBOptions: one table cache serves the database.
   int max_open_files = 1000;
 
   // Background threads: flushes and compactions share them (RocksDB's
@@ -194,51 +169,136 @@ struct Options {
   // beside deeper ones; never two touching one file, two writing
   // overlapping ranges of one level, or two from level 0). With 1, the one
   // thread does everything and a running compaction stops to flush a full
-  // memtable first. A database-wide setting (DBOptions once Options is
-  // split). 1 to 64. Default: 2.
+  // memtable first. 1 to 64. Default: 2. DBOptions: one pool serves the
+  // whole database.
   int max_background_jobs = 2;
 
   // Up to this many threads share one large level-0 -> level-1 compaction,
   // each merging its own key range (split where the input files' bounds
   // divide the input bytes evenly) into its own output files; the result
-  // is installed as one edit. 1: never split. 1 to 64. Default: 1.
-  int max_subcompactions = 1;
+  // is installed as one edit. During a random fill that compaction is
+  // what writers wait for, and the writer's own core is idle while they
+  // do (measured: README.md, "Background threads"). 1: never split. 1 to
+  // 64. Default: 2 (RocksDB's is 1). DBOptions: its threads come from the
+  // machine the pool shares (RocksDB puts it there too).
+  int max_subcompactions = 2;
 
   // A cap on the bytes per second the table files of flushes and
   // compactions are written at (sift/rate_limiter.h;
   // NewGenericRateLimiter(bytes_per_second)), so background work leaves
   // disk bandwidth to reads and the WAL. Flushes are served before
   // compactions. Shared by every DB given the same limiter, which then
-  // share its rate; a database-wide setting, it belongs to DBOptions once
-  // Options is split into DBOptions and ColumnFamilyOptions. Too low a
-  // rate slows flushes and compactions until writes stall on a full
-  // memtable or a deep level 0. WAL writes, reads and RebuildFilters'
-  // replacement filter files are not charged. GetStatistics counts the
-  // bytes charged and the time waited (sift.rate.limiter.*). The rate must
-  // be > 0. Default: null, no cap.
+  // share its rate. Too low a rate slows flushes and compactions until
+  // writes stall on a full memtable or a deep level 0. WAL writes, reads and
+  // RebuildFilters' replacement filter files are not charged. GetStatistics
+  // counts the bytes charged and the time waited (sift.rate.limiter.*). The
+  // rate must be > 0. Default: null, no cap. DBOptions: it paces the background
+  // writes of the database (or of several) together.
   std::shared_ptr<RateLimiter> rate_limiter;
 
-  // ---- Table layout -----------------------------------------------------
+  // ---- Caching ---------------------------------------------------------
+
+  // Read table files through shared memory maps (mmap) instead of pread.
+  // A block-cache miss then costs no system call and no copy, but a disk
+  // error on a mapped page (a bad sector, a file cut short) kills the
+  // process with SIGBUS instead of returning DataLoss, and mapped tables
+  // take address space. With pread every block read from the file costs a
+  // system call and a copy; reads of missing keys, which filters answer
+  // without a block read, cost the same either way (measured: README.md,
+  // "Performance"). The default keeps errors as errors for that cost, as
+  // RocksDB does (LevelDB maps).
+  // Environments other than the POSIX one (and every EnvWrapper) never map.
+  // Default: false.
+  // DBOptions: the database reads its files one way.
+  bool allow_mmap_reads = false;
+
+  // Bytes of uncompressed data blocks cached in memory (filters and index
+  // blocks of open files are pinned separately). 0 disables the cache.
+  // Default: 8 MiB.
+  // DBOptions: one block cache serves the database.
+  size_t block_cache_capacity = 8 << 20;
+};
+
+// What a keyspace has of its own (RocksDB's ColumnFamilyOptions): its key
+// order, memtable, tree shape, table layout and filters. A database has
+// one keyspace today, which these shape. Fixed at Open.
+struct ColumnFamilyOptions {
+  // ---- Order -----------------------------------------------------------
+
+  // The order of keys (sift/comparator.h). A database is always opened
+  // with a comparator of the name it was created with: another name fails
+  // Open with InvalidArgument. Not owned; must outlive the DB. Must not be
+  // null. Default: BytewiseComparator(), which siftdb compares inline;
+  // any other comparator costs a virtual call per key compare.
+  // ColumnFamilyOptions: each keyspace has its own order.
+  const Comparator* comparator = BytewiseComparator();
+
+  // ---- Memtable and tree shape -----------------------------------------
+
+  // Bytes of writes the memtable gathers before it is flushed to a level-0
+  // file. Larger: fewer, larger files and faster bulk loads, but more memory
+  // and a longer recovery. Default: 4 MiB.
+  // ColumnFamilyOptions: each keyspace has its own memtable.
+  size_t write_buffer_size = 4 << 20;
+
+  // Target size of one SSTable written by flush or compaction. Larger: fewer
+  // files and filters to probe, but coarser compactions. Default: 4 MiB.
+  // ColumnFamilyOptions: each keyspace's tree is shaped on its own.
+  size_t max_file_size = 4 << 20;
+
+  // Bytes level 1 may hold before it is compacted into level 2; level L
+  // may hold max_bytes_for_level_base * multiplier^(L-1) (RocksDB's names
+  // and meaning). A larger base or multiplier: fewer levels, so fewer
+  // files for a miss to probe and less rewriting, but each compaction into
+  // a level merges with more of it. Must be in [1 KiB, 2^50].
+  // Default: 40 MiB (10 default write buffers, LevelDB's shape).
+  // ColumnFamilyOptions: each keyspace's tree is shaped on its own.
+  uint64_t max_bytes_for_level_base = uint64_t{40} << 20;
+  // Must be in [2, 100]. Default: 10.
+  double max_bytes_for_level_multiplier = 10.0;
+
+  // Number of level-0 files that starts a level-0 compaction. Lower: fewer
+  // files for a read to probe, more write amplification. Default: 4.
+  // ColumnFamilyOptions: each keyspace has its own level 0.
+  int level0_compaction_trigger = 4;
+
+  // Level-0 file counts at which writes are slowed (to delayed_write_rate)
+  // and stopped until compaction catches up,
+  // bounding the files a read may probe. RocksDB's names and defaults: a
+  // miss pays one in-memory filter probe per level-0 file, so a deep level
+  // 0 is cheap for reads, while stalling writes early is not. Lower: fewer
+  // files per read, slower bursts of writes. Defaults: 20 and 36; need
+  // level0_compaction_trigger <= slowdown <= stop <= 1000.
+  // ColumnFamilyOptions: each keyspace has its own level 0.
+  int level0_slowdown_writes_trigger = 20;
+  int level0_stop_writes_trigger = 36;
+
+  // ---- Table layout ----------------------------------------------------
 
   // Uncompressed bytes of user data per data block. Larger: smaller index,
   // better compression, more bytes read per point lookup. At most 256 MiB
   // (see kMaxValueSize). Default: 4096.
+  // ColumnFamilyOptions: the layout of a keyspace's tables.
   size_t block_size = 4096;
 
   // Keys between restart points of prefix compression. Larger: smaller
   // blocks, slower seeks within a block. Default: 16.
+  // ColumnFamilyOptions: the layout of a keyspace's tables.
   int block_restart_interval = 16;
 
   // Data block compression. Default: kSnappy.
+  // ColumnFamilyOptions: the layout of a keyspace's tables.
   Compression compression = Compression::kSnappy;
 
-  // ---- Filters ----------------------------------------------------------
+  // ---- Filters ---------------------------------------------------------
 
   // The false-positive chance every new SSTable's Bloom filter is built for,
   // in (0, 1]. 1.0 writes no filter (every lookup reads the file's index and
   // a data block). Lower: fewer wasted reads on a miss, more memory (about
   // 1.44 * log2(1/p) bits per key). Files keep the value they were built
   // with until compaction rebuilds them. Default: 0.01.
+  // ColumnFamilyOptions: a keyspace's filters suit how it is read (Cassandra
+  // sets the chance per table).
   double bloom_filter_fp_chance = 0.01;
 
   // A user filter policy (sift/filter_policy.h, LevelDB's contract) instead
@@ -259,9 +319,11 @@ struct Options {
   // with the key instead of reusing one hash for every file. Must be
   // thread-safe (KeyMayMatch runs on every reading thread).
   // Default: null, siftdb's built-in filters.
+  // ColumnFamilyOptions: a keyspace's filters.
   std::shared_ptr<const FilterPolicy> filter_policy;
 
   // Layout of new filters. Default: kBlocked.
+  // ColumnFamilyOptions: a keyspace's filters.
   FilterLayout filter_layout = FilterLayout::kBlocked;
 
   // With filter_layout = kRibbon: files written by a flush (counted as
@@ -274,6 +336,7 @@ struct Options {
   // write path; deeper levels hold most keys for long, where Ribbon's
   // smaller filters pay (figures: README.md, "Filters: layout and
   // allocation").
+  // ColumnFamilyOptions: a keyspace's filters.
   int bloom_before_level = 1;
 
   // Filter memory as a budget instead of one fp chance: > 0 gives every new
@@ -291,27 +354,17 @@ struct Options {
   // 2x off their level's allocation. When > 0, bloom_filter_fp_chance
   // must keep its default (it is not used); the budget must be finite and
   // >= 0. Default: 0, off (every file gets bloom_filter_fp_chance).
+  // ColumnFamilyOptions: a keyspace's filters (the budget spreads over its
+  // tree).
   double filter_bits_per_key_budget = 0;
+};
 
-  // ---- Caching ----------------------------------------------------------
-
-  // Read table files through shared memory maps (mmap) instead of pread.
-  // A block-cache miss then costs no system call and no copy, but a disk
-  // error on a mapped page (a bad sector, a file cut short) kills the
-  // process with SIGBUS instead of returning DataLoss, and mapped tables
-  // take address space. With pread every block read from the file costs a
-  // system call and a copy; reads of missing keys, which filters answer
-  // without a block read, cost the same either way (measured: README.md,
-  // "Performance"). The default keeps errors as errors for that cost, as
-  // RocksDB does (LevelDB maps).
-  // Environments other than the POSIX one (and every EnvWrapper) never map.
-  // Default: false.
-  bool allow_mmap_reads = false;
-
-  // Bytes of uncompressed data blocks cached in memory (filters and index
-  // blocks of open files are pinned separately). 0 disables the cache.
-  // Default: 8 MiB.
-  size_t block_cache_capacity = 8 << 20;
+// Both halves, as DB::Open takes them (RocksDB's Options): code that sets
+// fields of one Options compiles unchanged.
+struct Options : DBOptions, ColumnFamilyOptions {
+  Options() = default;
+  Options(const DBOptions& db, const ColumnFamilyOptions& cf)
+      : DBOptions(db), ColumnFamilyOptions(cf) {}
 };
 
 // Every block read from a file is checked against its crc32c before use (a
