@@ -448,9 +448,7 @@ int VersionSet::FlushLevel(int want, std::string_view smallest,
                            std::string_view largest) const {
   int level = want;
   for (const Running& r : running_) {
-    if (r.output.level <= want &&
-        icmp_.CompareUser(smallest, r.output.largest) <= 0 &&
-        icmp_.CompareUser(largest, r.output.smallest) >= 0) {
+    if (r.output.level <= want && r.output.Overlaps(icmp_, smallest, largest)) {
       // Above the compaction's output: newer data stays above older.
       level = std::min(level, std::max(0, r.output.level - 1));
     }

@@ -39,6 +39,13 @@ class Compaction;
 struct OutputRange {
   int level = 0;
   std::string smallest, largest;
+
+  // Whether user keys [lo, hi] meet this range.
+  bool Overlaps(const KeyComparator& icmp, std::string_view lo,
+                std::string_view hi) const {
+    return icmp.CompareUser(lo, largest) <= 0 &&
+           icmp.CompareUser(hi, smallest) >= 0;
+  }
 };
 
 class VersionSet {
@@ -102,8 +109,8 @@ class VersionSet {
   std::unique_ptr<Compaction> PickCompaction();
 
   // Work in flight (docs/DESIGN.md, "Background work"). A compaction is
-  // running from its pick (PickCompaction registers it; CompactRange's and
-  // RewriteFile's callers call AddRunning) until RemoveRunning, after its
+  // running from its pick (PickCompaction, CompactRange and RewriteFile
+  // register every one they return) until RemoveRunning, after its
   // install. A flush's table is in flight from its placement until its
   // install. No two conflict: the picker skips a compaction that shares
   // an input file with a running one, is a second one from level 0, or
@@ -111,7 +118,6 @@ class VersionSet {
   // flush in flight, at its level or above (older data must stay below
   // newer). A flush places its table above every running compaction
   // writing its keys (FlushLevel).
-  void AddRunning(const Compaction& c);
   void RemoveRunning(const Compaction& c);
   size_t NumRunning() const { return running_.size(); }
   void SetFlushInFlight(std::optional<OutputRange> r) {
@@ -129,13 +135,15 @@ class VersionSet {
   // null if no file at level overlaps. At level 0 only files numbered
   // below max_file_number count (older than the manual compaction: newer
   // level-0 files hold newer data, so leaving them above is safe).
-  // REQUIRES: level < kNumLevels - 1.
+  // Registered as running, as PickCompaction's. REQUIRES: level <
+  // kNumLevels - 1.
   std::unique_ptr<Compaction> CompactRange(
       int level, std::optional<std::string_view> begin,
       std::optional<std::string_view> end,
       uint64_t max_file_number = UINT64_MAX);
   // A compaction that rewrites one file in place at its level (rebuilding
-  // its filter with the current settings, dropping what is obsolete).
+  // its filter with the current settings, dropping what is obsolete);
+  // registered as running.
   std::unique_ptr<Compaction> RewriteFile(int level,
                                           std::shared_ptr<FileMetaData> f);
 
@@ -173,6 +181,7 @@ class VersionSet {
   // skip_busy: without the files running compactions take.
   double LevelScore(const Version& v, int level, bool skip_busy = false) const;
   bool IsBusy(uint64_t file_number) const;
+  void AddRunning(const Compaction& c);
 
   const std::string dbname_;
   const Options options_;

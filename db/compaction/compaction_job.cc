@@ -254,40 +254,36 @@ absl::Status RunCompaction(Compaction* c, const CompactionContext& ctx) {
       CompactionRangeDels::Load(*c, ctx.table_cache, ctx.snapshots));
   const std::vector<KeyRange> ranges =
       SubcompactionRanges(*c, ctx.options.max_subcompactions);
+  // The first range runs on this thread with c (and polls the memtable);
+  // each other one on a thread of its own with a copy of c, whose cursors
+  // walk only its range. Each writes its own files, disjoint from the
+  // others' since the ranges are.
+  std::vector<std::unique_ptr<Compaction>> subs;
+  std::vector<std::vector<std::shared_ptr<FileMetaData>>> sub_outputs(
+      ranges.size());
+  std::vector<absl::Status> sub_status(ranges.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < ranges.size(); ++i) {
+    subs.push_back(c->ForSubcompaction());
+    threads.emplace_back([&, i, sub = subs.back().get()] {
+      sub_status[i] =
+          RunRange(sub, ctx, range_dels, ranges[i], false, &sub_outputs[i]);
+    });
+  }
+  sub_status[0] =
+      RunRange(c, ctx, range_dels, ranges[0], true, &sub_outputs[0]);
+  for (std::thread& t : threads) t.join();
   std::vector<std::shared_ptr<FileMetaData>> outputs;
   absl::Status status;
-  if (ranges.size() == 1) {
-    status = RunRange(c, ctx, range_dels, ranges[0], true, &outputs);
-  } else {
-    // One thread per range, this one taking the first (and the memtable
-    // polls); each range has its own cursors and its own output files,
-    // disjoint from the others' since the ranges are.
-    std::vector<std::unique_ptr<Compaction>> subs;
-    std::vector<std::vector<std::shared_ptr<FileMetaData>>> sub_outputs(
-        ranges.size());
-    std::vector<absl::Status> sub_status(ranges.size());
-    for (size_t i = 0; i < ranges.size(); ++i) {
-      subs.push_back(c->ForSubcompaction());
-    }
-    std::vector<std::thread> threads;
-    for (size_t i = 1; i < ranges.size(); ++i) {
-      threads.emplace_back([&, i] {
-        sub_status[i] = RunRange(subs[i].get(), ctx, range_dels, ranges[i],
-                                 false, &sub_outputs[i]);
-      });
-    }
-    sub_status[0] = RunRange(subs[0].get(), ctx, range_dels, ranges[0], true,
-                             &sub_outputs[0]);
-    for (std::thread& t : threads) t.join();
-    for (size_t i = 0; i < ranges.size(); ++i) {
-      if (status.ok()) status = sub_status[i];
-      outputs.insert(outputs.end(), sub_outputs[i].begin(),
-                     sub_outputs[i].end());
-    }
-    // A failed range deleted its own outputs; the others' go too.
-    if (!status.ok()) DeleteOutputs(ctx, outputs);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (status.ok()) status = sub_status[i];
+    outputs.insert(outputs.end(), sub_outputs[i].begin(), sub_outputs[i].end());
   }
-  if (!status.ok()) return status;
+  if (!status.ok()) {
+    // A failed range deleted its own outputs; the others' go too.
+    DeleteOutputs(ctx, outputs);
+    return status;
+  }
   c->AddInputDeletions(c->edit());
   uint64_t bytes_written = 0;
   for (auto& f : outputs) {

@@ -35,12 +35,6 @@ void Range(const KeyComparator& icmp, const FileList& files,
   }
 }
 
-bool Overlaps(const KeyComparator& icmp, const OutputRange& a,
-              const OutputRange& b) {
-  return icmp.CompareUser(a.smallest, b.largest) <= 0 &&
-         icmp.CompareUser(a.largest, b.smallest) >= 0;
-}
-
 }  // namespace
 
 std::unique_ptr<Compaction> VersionSet::PickCompaction() {
@@ -101,21 +95,19 @@ std::unique_ptr<Compaction> VersionSet::PickAt(int level) {
 bool VersionSet::ConflictsWithRunning(const Compaction& c) const {
   const OutputRange out = c.output_range();
   if (flush_in_flight_.has_value() && out.level <= flush_in_flight_->level &&
-      Overlaps(icmp_, out, *flush_in_flight_)) {
+      flush_in_flight_->Overlaps(icmp_, out.smallest, out.largest)) {
     return true;  // it would write older data at or above the new table
   }
   for (const Running& r : running_) {
     if (c.level() == 0 && r.level == 0) return true;
-    if (r.output.level == out.level && Overlaps(icmp_, r.output, out)) {
+    if (r.output.level == out.level &&
+        r.output.Overlaps(icmp_, out.smallest, out.largest)) {
       return true;
     }
-    for (int which = 0; which < 2; ++which) {
-      for (const auto& f : c.inputs(which)) {
-        if (std::find(r.inputs.begin(), r.inputs.end(), f->number) !=
-            r.inputs.end()) {
-          return true;
-        }
-      }
+  }
+  for (int which = 0; which < 2; ++which) {
+    for (const auto& f : c.inputs(which)) {
+      if (IsBusy(f->number)) return true;
     }
   }
   return false;
@@ -197,6 +189,7 @@ std::unique_ptr<Compaction> VersionSet::CompactRange(
   c->inputs(0) = std::move(inputs);
   SetupOtherInputs(c.get());
   AdvanceCompactPointer(c.get());
+  AddRunning(*c);
   return c;
 }
 
@@ -210,6 +203,7 @@ std::unique_ptr<Compaction> VersionSet::RewriteFile(
         level + 1, c->inputs(0)[0]->smallest_user_key(),
         c->inputs(0)[0]->largest_user_key());
   }
+  AddRunning(*c);
   return c;
 }
 

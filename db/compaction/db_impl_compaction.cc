@@ -46,10 +46,7 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
     }
     ctx.flush_memtable = [this] {
       MutexLock l(&mu_);
-      if (imm_ == nullptr || flush_running_) return absl::OkStatus();
-      flush_running_ = true;
-      absl::Status s = FlushImmutable();
-      flush_running_ = false;
+      const absl::Status s = FlushAsTheFlusher();
       RecordBackgroundError(s);
       bg_cv_.SignalAll();  // writers waiting for room
       return s;
@@ -152,7 +149,6 @@ absl::Status DBImpl::ManualCompactionStep() {
     m->done = true;
     return absl::OkStatus();
   }
-  versions_->AddRunning(*c);  // for a flush the step may do meanwhile
   const absl::Status s = DoCompaction(std::move(c));
   if (!s.ok()) {
     m->status = s;

@@ -189,6 +189,9 @@ class DBImpl final : public DB {
   void BackgroundLoop();
   bool HasBackgroundWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status FlushImmutable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // FlushImmutable as the one thread flushing (flush_running_ set
+  // meanwhile); nothing if imm_ is gone or another thread is flushing it.
+  absl::Status FlushAsTheFlusher() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes mem to a new table added to *edit; its PendingOutput goes to
   // *outputs, for the caller to hold until *edit is installed.
   absl::Status WriteLevel0Table(MemTable* mem, VersionEdit* edit,

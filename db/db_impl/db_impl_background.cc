@@ -65,9 +65,7 @@ void DBImpl::BackgroundLoop() {
     absl::Status s;
     switch (work) {
       case BackgroundWork::kFlush:
-        flush_running_ = true;
-        s = FlushImmutable();
-        flush_running_ = false;
+        s = FlushAsTheFlusher();
         break;
       case BackgroundWork::kExclusive:
         exclusive_running_ = true;
@@ -164,6 +162,15 @@ absl::Status DBImpl::FlushImmutable() {
   InstallReadView();
   DeleteObsoleteFiles();
   return absl::OkStatus();
+}
+
+absl::Status DBImpl::FlushAsTheFlusher() {
+  mu_.AssertHeld();
+  if (imm_ == nullptr || flush_running_) return absl::OkStatus();
+  flush_running_ = true;
+  const absl::Status s = FlushImmutable();
+  flush_running_ = false;
+  return s;
 }
 
 absl::Status DBImpl::Flush() {
