@@ -115,6 +115,12 @@ class BackgroundJobsTest : public ::testing::Test {
     }
   }
 
+  // Puts "fresh" and flushes it on a thread of its own.
+  std::future<absl::Status> PutAndFlushInTheBackground() {
+    EXPECT_TRUE(db_->Put(WriteOptions(), "fresh", "value").ok());
+    return std::async(std::launch::async, [this] { return db_->Flush(); });
+  }
+
   // Polls cond until it holds or kPatience has passed.
   template <typename Cond>
   static bool Eventually(Cond cond) {
@@ -136,9 +142,7 @@ TEST_F(BackgroundJobsTest, AFlushIsNotQueuedBehindARunningCompaction) {
   ASSERT_NO_FATAL_FAILURE(BuildTree());
   ASSERT_NO_FATAL_FAILURE(ReopenWithACompactionHeld(2));
   // The compaction cannot finish while it is held; the flush must.
-  ASSERT_TRUE(db_->Put(WriteOptions(), "fresh", "value").ok());
-  std::future<absl::Status> flush =
-      std::async(std::launch::async, [this] { return db_->Flush(); });
+  std::future<absl::Status> flush = PutAndFlushInTheBackground();
   EXPECT_EQ(flush.wait_for(kPatience), std::future_status::ready)
       << "the flush waited for the held compaction";
   EXPECT_EQ(db_->GetProperty("sift.num-running-compactions"), "1");
@@ -157,9 +161,7 @@ TEST_F(BackgroundJobsTest, AFlushIsNotQueuedBehindARunningCompaction) {
 TEST_F(BackgroundJobsTest, WithOneThreadTheFlushWaitsForTheCompaction) {
   ASSERT_NO_FATAL_FAILURE(BuildTree());
   ASSERT_NO_FATAL_FAILURE(ReopenWithACompactionHeld(1));
-  ASSERT_TRUE(db_->Put(WriteOptions(), "fresh", "value").ok());
-  std::future<absl::Status> flush =
-      std::async(std::launch::async, [this] { return db_->Flush(); });
+  std::future<absl::Status> flush = PutAndFlushInTheBackground();
   EXPECT_EQ(flush.wait_for(std::chrono::milliseconds(300)),
             std::future_status::timeout);
   gate_->Open();

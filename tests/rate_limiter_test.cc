@@ -198,6 +198,28 @@ class RateLimitedDbTest : public ::testing::Test {
     ASSERT_TRUE(db->WaitForCompaction().ok());
   }
 
+  // What one CompactRange of everything did under a cap of `cap` bytes per
+  // second: the bytes charged at low priority, the simulated seconds it
+  // took, and the DB's statistics before and after.
+  struct CappedCompaction {
+    int64_t charged = 0;
+    double seconds = 0;
+    Statistics before, after;
+  };
+  CappedCompaction CompactUnderCap(DB* db, int64_t cap) {
+    limiter_->SetBytesPerSecond(cap);
+    CappedCompaction r;
+    r.before = db->GetStatistics();
+    const int64_t through = limiter_->GetTotalBytesThrough(IOPriority::kLow);
+    const uint64_t start = clock_.NowMicros();
+    EXPECT_TRUE(db->CompactRange(std::nullopt, std::nullopt).ok());
+    EXPECT_TRUE(db->WaitForCompaction().ok());
+    r.seconds = static_cast<double>(clock_.NowMicros() - start) / 1e6;
+    r.after = db->GetStatistics();
+    r.charged = limiter_->GetTotalBytesThrough(IOPriority::kLow) - through;
+    return r;
+  }
+
   std::unique_ptr<Env> files_;
   SimulatedClockEnv clock_;
   std::shared_ptr<RateLimiter> limiter_;
@@ -212,16 +234,11 @@ TEST_F(RateLimitedDbTest, ACappedCompactionWritesWithinTenPercentOfTheCap) {
   ASSERT_NE(db, nullptr);
   Fill(db.get(), 5000, 1);  // about 5 MB, flushed at 1 GiB/s
   const int64_t cap = kMiB;
-  limiter_->SetBytesPerSecond(cap);
-  const Statistics before = db->GetStatistics();
-  const int64_t through = limiter_->GetTotalBytesThrough(IOPriority::kLow);
-  const uint64_t start = clock_.NowMicros();
-  ASSERT_TRUE(db->CompactRange(std::nullopt, std::nullopt).ok());
-  ASSERT_TRUE(db->WaitForCompaction().ok());
-  const double seconds = static_cast<double>(clock_.NowMicros() - start) / 1e6;
-  const Statistics after = db->GetStatistics();
-  const int64_t bytes =
-      limiter_->GetTotalBytesThrough(IOPriority::kLow) - through;
+  const CappedCompaction run = CompactUnderCap(db.get(), cap);
+  const Statistics& before = run.before;
+  const Statistics& after = run.after;
+  const double seconds = run.seconds;
+  const int64_t bytes = run.charged;
   const uint64_t written =
       after.Get(kCompactionBytesWritten) - before.Get(kCompactionBytesWritten);
   const double rate = static_cast<double>(bytes) / seconds;
@@ -264,23 +281,13 @@ TEST_F(RateLimitedDbTest, SubcompactionsShareTheCap) {
   ASSERT_NE(db, nullptr);
   Fill(db.get(), 5000, 2);
   const int64_t cap = kMiB;
-  limiter_->SetBytesPerSecond(cap);
-  const Statistics before = db->GetStatistics();
-  const int64_t through = limiter_->GetTotalBytesThrough(IOPriority::kLow);
-  const uint64_t start = clock_.NowMicros();
-  ASSERT_TRUE(db->CompactRange(std::nullopt, std::nullopt).ok());
-  ASSERT_TRUE(db->WaitForCompaction().ok());
-  const double seconds = static_cast<double>(clock_.NowMicros() - start) / 1e6;
-  const Statistics after = db->GetStatistics();
-  const double rate =
-      static_cast<double>(limiter_->GetTotalBytesThrough(IOPriority::kLow) -
-                          through) /
-      seconds;
+  const CappedCompaction run = CompactUnderCap(db.get(), cap);
+  const double rate = static_cast<double>(run.charged) / run.seconds;
   std::printf("subcompactions: %llu ranges, %.4fx the cap\n",
-              static_cast<unsigned long long>(after.Get(kSubcompactions) -
-                                              before.Get(kSubcompactions)),
+              static_cast<unsigned long long>(run.after.Get(kSubcompactions) -
+                                              run.before.Get(kSubcompactions)),
               rate / static_cast<double>(cap));
-  EXPECT_GT(after.Get(kSubcompactions), before.Get(kSubcompactions));
+  EXPECT_GT(run.after.Get(kSubcompactions), run.before.Get(kSubcompactions));
   EXPECT_GE(rate, 0.9 * static_cast<double>(cap));
   EXPECT_LE(rate, 1.1 * static_cast<double>(cap));
 }
