@@ -39,6 +39,13 @@ class ReliabilityTest : public ::testing::Test {
     options_.write_buffer_size = 64 << 10;
     // Level-0 files stay until CompactRange moves them.
     options_.level0_compaction_trigger = 4;
+    // The gates hold "the compaction's output": one merge, not key ranges
+    // on several threads, any of which could reach the gate first (the
+    // level-0 -> level-1 CompactRange here has two level-1 inputs, which
+    // two subcompactions would split; CI once saw the flush-failure test
+    // hold the second range's output, and its RemoveFile gate never
+    // came).
+    options_.max_subcompactions = 1;
   }
 
   void Open() {
