@@ -298,7 +298,7 @@ class Repairer {
   absl::Status WriteDescriptor() {
     VersionEdit edit;
     edit.SetComparatorName(options_.comparator->Name());
-    edit.SetFormatVersion(kDbFormatVersion);
+    edit.SetFormatVersion(kDbFormatVersionOneFamily);
     // Every log was converted and set aside: none is needed.
     edit.SetLogNumber(0);
     edit.SetLastSequence(max_sequence_);

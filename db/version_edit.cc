@@ -17,6 +17,11 @@ enum Tag : uint32_t {
   kNewFile = 7,  // format 1: a file without its facts
   kFormatVersion = 8,
   kNewFileWithFacts = 9,
+  kColumnFamily = 10,
+  kColumnFamilyAdd = 11,
+  kColumnFamilyDrop = 12,
+  kMaxColumnFamily = 13,
+  kAtomicGroup = 14,
 };
 
 bool GetLevel(std::string_view* input, int* level) {
@@ -45,6 +50,23 @@ void VersionEdit::EncodeTo(std::string* dst) const {
   if (format_version_) {
     PutVarint32(dst, kFormatVersion);
     PutVarint32(dst, *format_version_);
+  }
+  if (column_family_ != 0) {
+    PutVarint32(dst, kColumnFamily);
+    PutVarint32(dst, column_family_);
+  }
+  if (column_family_add_) {
+    PutVarint32(dst, kColumnFamilyAdd);
+    PutLengthPrefixed(dst, *column_family_add_);
+  }
+  if (column_family_drop_) PutVarint32(dst, kColumnFamilyDrop);
+  if (max_column_family_) {
+    PutVarint32(dst, kMaxColumnFamily);
+    PutVarint32(dst, *max_column_family_);
+  }
+  if (atomic_group_) {
+    PutVarint32(dst, kAtomicGroup);
+    PutVarint32(dst, *atomic_group_);
   }
   if (log_number_) {
     PutVarint32(dst, kLogNumber);
@@ -108,6 +130,24 @@ absl::Status VersionEdit::DecodeFrom(std::string_view src) {
         ok = GetVarint32(&input, &u32);
         format_version_ = u32;
         break;
+      case kColumnFamily:
+        ok = GetVarint32(&input, &column_family_) && column_family_ != 0;
+        break;
+      case kColumnFamilyAdd:
+        ok = GetLengthPrefixed(&input, &s) && !s.empty();
+        column_family_add_.emplace(s);
+        break;
+      case kColumnFamilyDrop:
+        column_family_drop_ = true;
+        break;
+      case kMaxColumnFamily:
+        ok = GetVarint32(&input, &u32);
+        max_column_family_ = u32;
+        break;
+      case kAtomicGroup:
+        ok = GetVarint32(&input, &u32);
+        atomic_group_ = u32;
+        break;
       case kLogNumber:
         ok = GetVarint64(&input, &u64);
         log_number_ = u64;
@@ -158,6 +198,15 @@ absl::Status VersionEdit::DecodeFrom(std::string_view src) {
 
 std::string VersionEdit::DebugString() const {
   std::string r = "VersionEdit {";
+  if (column_family_ != 0) absl::StrAppend(&r, "\n  ColumnFamily: ", column_family_);
+  if (column_family_add_) {
+    absl::StrAppend(&r, "\n  ColumnFamilyAdd: ", *column_family_add_);
+  }
+  if (column_family_drop_) absl::StrAppend(&r, "\n  ColumnFamilyDrop");
+  if (max_column_family_) {
+    absl::StrAppend(&r, "\n  MaxColumnFamily: ", *max_column_family_);
+  }
+  if (atomic_group_) absl::StrAppend(&r, "\n  AtomicGroup: ", *atomic_group_);
   if (log_number_) absl::StrAppend(&r, "\n  LogNumber: ", *log_number_);
   if (next_file_number_) {
     absl::StrAppend(&r, "\n  NextFile: ", *next_file_number_);

@@ -23,7 +23,11 @@ namespace sift {
 // "Format versions"). 2: files are recorded with their facts (tag 9).
 // 3: a file's facts may carry a global sequence (an ingested file).
 // 4: range tombstones (WAL records, table blocks, a count in the facts).
-constexpr uint32_t kDbFormatVersion = 4;
+// 5: column families (WAL entry tags 3-5, MANIFEST tags 10-14); written
+// only by a DB that has a family besides "default", so other DBs stay
+// readable by the builds that read 4.
+constexpr uint32_t kDbFormatVersion = 5;
+constexpr uint32_t kDbFormatVersionOneFamily = 4;
 
 class VersionEdit {
  public:
@@ -47,6 +51,17 @@ class VersionEdit {
   // The Name() of the comparator that orders the DB's keys; every snapshot
   // (the first record of a MANIFEST) carries it.
   void SetComparatorName(std::string_view name) { comparator_.emplace(name); }
+  // The column family the edit applies to (0, the default, if unset).
+  void SetColumnFamily(uint32_t id) { column_family_ = id; }
+  // The edit creates family column_family_ named `name` (its comparator's
+  // name in SetComparatorName), or drops it.
+  void AddColumnFamily(std::string name) { column_family_add_ = std::move(name); }
+  void DropColumnFamily() { column_family_drop_ = true; }
+  // The largest family ID given so far (IDs are never reused).
+  void SetMaxColumnFamily(uint32_t id) { max_column_family_ = id; }
+  // The edit is one of a group applied together or not at all: `remaining`
+  // more edits of the group follow it (0: the last).
+  void SetAtomicGroup(uint32_t remaining) { atomic_group_ = remaining; }
 
   void EncodeTo(std::string* dst) const;
   // DataLoss naming what is wrong; the edit is left unspecified.
@@ -60,6 +75,11 @@ class VersionEdit {
   std::optional<SequenceNumber> last_sequence_;
   std::optional<uint32_t> format_version_;
   std::optional<std::string> comparator_;
+  uint32_t column_family_ = 0;
+  std::optional<std::string> column_family_add_;
+  bool column_family_drop_ = false;
+  std::optional<uint32_t> max_column_family_;
+  std::optional<uint32_t> atomic_group_;
   std::vector<std::pair<int, std::string>> compact_pointers_;
   std::set<std::pair<int, uint64_t>> deleted_files_;
   std::vector<std::pair<int, std::shared_ptr<FileMetaData>>> new_files_;

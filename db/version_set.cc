@@ -72,117 +72,70 @@ class VersionSet::Builder {
 };
 
 VersionSet::VersionSet(std::string dbname, const Options& options,
-                       TableCache* table_cache, Env* env)
+                       TableCacheFactory make_table_cache, Env* env)
     : dbname_(std::move(dbname)),
       options_(options),
-      icmp_(KeyComparator::Internal(options.comparator)),
-      table_cache_(table_cache),
+      make_table_cache_(std::move(make_table_cache)),
       env_(env) {
-  AppendVersion(std::make_shared<Version>(icmp_));
+  families_.push_back(NewFamily(0, kDefaultColumnFamilyName, options_));
 }
 
 VersionSet::~VersionSet() = default;
 
-void VersionSet::AppendVersion(std::shared_ptr<Version> v) {
-  if constexpr (kInvariantChecks) CheckInvariants(*v);
-  if (table_cache_ != nullptr) v->pinned = table_cache_->Pinned(v->files);
-  Finalize(v.get());
+std::shared_ptr<ColumnFamilyData> VersionSet::NewFamily(
+    uint32_t id, const std::string& name, const Options& options) const {
+  return std::make_shared<ColumnFamilyData>(
+      id, name, options,
+      make_table_cache_ ? make_table_cache_(options) : nullptr);
+}
+
+void VersionSet::Install(ColumnFamilyData* cfd, std::shared_ptr<Version> v) {
   ++version_count_;
-  all_versions_.push_back(v);
-  current_ = std::move(v);
+  cfd->AppendVersion(std::move(v));
 }
 
-void VersionSet::CheckInvariants(const Version& v) const {
-  for (int level = 0; level < config::kNumLevels; ++level) {
-    const FileList& files = v.files[level];
-    for (size_t i = 0; i < files.size(); ++i) {
-      const FileMetaData& f = *files[i];
-      SIFT_INVARIANT(f.facts.has_value(),
-                     "every file of an installed Version has its facts");
-      SIFT_INVARIANT(icmp_.Compare(f.smallest, f.largest) <= 0,
-                     "a file's smallest key is not above its largest");
-      if (i == 0) continue;
-      const FileMetaData& prev = *files[i - 1];
-      if (level == 0) {
-        SIFT_INVARIANT(prev.number > f.number,
-                       "level 0 is ordered newest (highest number) first");
-      } else {
-        SIFT_INVARIANT(icmp_.Compare(prev.largest, f.smallest) < 0,
-                       "files at levels >= 1 are sorted and disjoint");
-      }
-    }
+std::shared_ptr<ColumnFamilyData> VersionSet::FamilyById(uint32_t id) const {
+  for (const auto& cfd : families_) {
+    if (cfd->id() == id) return cfd;
   }
+  return nullptr;
 }
 
-uint64_t VersionSet::MaxBytesForLevel(int level) const {
-  double result = static_cast<double>(options_.max_bytes_for_level_base);
-  for (int l = 1; l < level; ++l) {
-    result *= options_.max_bytes_for_level_multiplier;
+std::shared_ptr<ColumnFamilyData> VersionSet::FamilyByName(
+    std::string_view name) const {
+  for (const auto& cfd : families_) {
+    if (cfd->name() == name) return cfd;
   }
-  // Past 2^64 bytes a level is never full (and the cast would overflow).
-  constexpr double kNeverFull = 18446744073709551615.0;
-  return result >= kNeverFull ? UINT64_MAX : static_cast<uint64_t>(result);
-}
-
-double VersionSet::LevelScore(const Version& v, int level,
-                              bool skip_busy) const {
-  uint64_t files = v.NumFiles(level), bytes = v.LevelBytes(level);
-  if (skip_busy && !running_.empty()) {
-    for (const auto& f : v.files[level]) {
-      if (IsBusy(f->number)) {
-        --files;
-        bytes -= f->file_size;
-      }
-    }
-  }
-  if (level == 0) {
-    return static_cast<double>(files) / options_.level0_compaction_trigger;
-  }
-  return static_cast<double>(bytes) /
-         static_cast<double>(MaxBytesForLevel(level));
-}
-
-bool VersionSet::IsBusy(uint64_t file_number) const {
-  for (const Running& r : running_) {
-    if (std::find(r.inputs.begin(), r.inputs.end(), file_number) !=
-        r.inputs.end()) {
-      return true;
-    }
-  }
-  return false;
-}
-
-void VersionSet::Finalize(Version* v) const {
-  v->BuildSearchIndex();
-  int best_level = config::kNoLevel;
-  double best_score = -1;
-  for (int level = 0; level < config::kNumLevels - 1; ++level) {
-    const double score = LevelScore(*v, level);
-    if (score > best_score) {
-      best_level = level;
-      best_score = score;
-    }
-  }
-  v->compaction_level = best_level;
-  v->compaction_score = best_score;
+  return nullptr;
 }
 
 absl::Status VersionSet::WriteSnapshot(log::Writer* log) const {
-  VersionEdit edit;
-  edit.SetComparatorName(options_.comparator->Name());
-  edit.SetFormatVersion(kDbFormatVersion);
-  for (int level = 0; level < config::kNumLevels; ++level) {
-    if (!compact_pointer_[level].empty()) {
-      edit.SetCompactPointer(level, compact_pointer_[level]);
+  for (const auto& cfd : families_) {
+    VersionEdit edit;
+    edit.SetComparatorName(cfd->options().comparator->Name());
+    if (cfd->id() == 0) {
+      // The first record: what every siftdb MANIFEST starts with.
+      edit.SetFormatVersion(max_column_family_ > 0 ? kDbFormatVersion
+                                                   : kDbFormatVersionOneFamily);
+      if (max_column_family_ > 0) edit.SetMaxColumnFamily(max_column_family_);
+      edit.SetLogNumber(log_number_);
+      edit.SetNextFile(next_file_number_);
+      edit.SetLastSequence(LastSequence());
+    } else {
+      edit.SetColumnFamily(cfd->id());
+      edit.AddColumnFamily(cfd->name());
     }
-    for (const auto& f : current_->files[level]) edit.AddFile(level, f);
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      if (!cfd->compact_pointer(level).empty()) {
+        edit.SetCompactPointer(level, cfd->compact_pointer(level));
+      }
+      for (const auto& f : cfd->current()->files[level]) edit.AddFile(level, f);
+    }
+    std::string record;
+    edit.EncodeTo(&record);
+    RETURN_IF_ERROR(log->AddRecord(record));
   }
-  edit.SetLogNumber(log_number_);
-  edit.SetNextFile(next_file_number_);
-  edit.SetLastSequence(LastSequence());
-  std::string record;
-  edit.EncodeTo(&record);
-  return log->AddRecord(record);
+  return absl::OkStatus();
 }
 
 absl::Status VersionSet::CreateNew() {
@@ -193,38 +146,105 @@ absl::Status VersionSet::CreateNew() {
 }
 
 absl::Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
+  VersionEdit* const edits[] = {edit};
+  return LogAndApplyTurn(edits, nullptr, mu);
+}
+
+absl::Status VersionSet::LogAndApply(absl::Span<VersionEdit* const> edits,
+                                     Mutex* mu) {
+  return LogAndApplyTurn(edits, nullptr, mu);
+}
+
+absl::Status VersionSet::LogAndApplyTurn(absl::Span<VersionEdit* const> edits,
+                                         std::shared_ptr<ColumnFamilyData> added,
+                                         Mutex* mu) {
   mu->AssertHeld();
   // One at a time: an edit applies to the Version the one before it
   // installed, and the MANIFEST has one writer.
   while (manifest_busy_) manifest_cv_.Wait(mu);
   manifest_busy_ = true;
-  const absl::Status s = LogAndApplyInTurn(edit, mu);
+  const absl::Status s = LogAndApplyInTurn(edits, std::move(added), mu);
   manifest_busy_ = false;
   manifest_cv_.SignalAll();
   return s;
 }
 
-absl::Status VersionSet::LogAndApplyInTurn(VersionEdit* edit, Mutex* mu) {
-  if (edit->log_number_) {
-    MarkFileNumberUsed(*edit->log_number_);
-  } else {
-    edit->SetLogNumber(log_number_);
+absl::StatusOr<std::shared_ptr<ColumnFamilyData>>
+VersionSet::CreateColumnFamily(const std::string& name, const Options& options,
+                               Mutex* mu) {
+  mu->AssertHeld();
+  while (manifest_busy_) manifest_cv_.Wait(mu);
+  if (max_column_family_ == 0) {
+    // The first family besides "default": start a new MANIFEST, whose
+    // snapshot says format 5, so that a build reading only format 4
+    // refuses the DB by its version rather than by an unknown tag.
+    manifest_log_.reset();
+    manifest_file_.reset();
+    manifest_file_number_ = NewFileNumber();
   }
-  edit->SetNextFile(next_file_number_);
-  // An ingest records the sequence it takes before publishing it.
-  edit->SetLastSequence(
-      std::max(LastSequence(), edit->last_sequence_.value_or(0)));
-  for (const auto& [level, key] : edit->compact_pointers_) {
-    compact_pointer_[level] = key;
+  const uint32_t id = ++max_column_family_;
+  std::shared_ptr<ColumnFamilyData> cfd = NewFamily(id, name, options);
+  VersionEdit edit;
+  edit.SetColumnFamily(id);
+  edit.AddColumnFamily(name);
+  edit.SetComparatorName(options.comparator->Name());
+  edit.SetMaxColumnFamily(id);
+  VersionEdit* const edits[] = {&edit};
+  RETURN_IF_ERROR(LogAndApplyTurn(edits, cfd, mu));
+  return cfd;
+}
+
+absl::Status VersionSet::DropColumnFamily(ColumnFamilyData* cfd, Mutex* mu) {
+  SIFT_INVARIANT(cfd->id() != 0, "the default family is never dropped");
+  VersionEdit edit;
+  edit.SetColumnFamily(cfd->id());
+  edit.DropColumnFamily();
+  return LogAndApply(&edit, mu);
+}
+
+absl::Status VersionSet::LogAndApplyInTurn(
+    absl::Span<VersionEdit* const> edits,
+    std::shared_ptr<ColumnFamilyData> added, Mutex* mu) {
+  std::vector<ColumnFamilyData*> cfds;
+  std::vector<std::shared_ptr<Version>> versions;
+  std::vector<std::string> records(edits.size());
+  SIFT_INVARIANT(!edits.empty(), "LogAndApply is given an edit");
+  for (size_t i = 0; i < edits.size(); ++i) {
+    VersionEdit* edit = edits[i];
+    if (edit->log_number_) {
+      MarkFileNumberUsed(*edit->log_number_);
+    } else {
+      edit->SetLogNumber(log_number_);
+    }
+    edit->SetNextFile(next_file_number_);
+    // An ingest records the sequence it takes before publishing it.
+    edit->SetLastSequence(
+        std::max(LastSequence(), edit->last_sequence_.value_or(0)));
+    if (edits.size() > 1) {
+      edit->SetAtomicGroup(static_cast<uint32_t>(edits.size() - 1 - i));
+    }
+    ColumnFamilyData* cfd = i == 0 && added != nullptr
+                                ? added.get()
+                                : FamilyById(edit->column_family_).get();
+    SIFT_INVARIANT(cfd != nullptr, "an edit names a live family");
+    for (size_t j = 0; j < i; ++j) {
+      SIFT_INVARIANT(cfds[j] != cfd, "a group's edits name distinct families");
+    }
+    for (const auto& [level, key] : edit->compact_pointers_) {
+      cfd->SetCompactPointer(level, key);
+    }
+    std::shared_ptr<Version> v;
+    if (!edit->column_family_drop_ && !edit->column_family_add_) {
+      v = std::make_shared<Version>(cfd->icmp());
+      Builder builder(cfd->current().get());
+      builder.Apply(*edit);
+      RETURN_IF_ERROR(builder.SaveTo(v.get()));
+    }
+    cfds.push_back(cfd);
+    versions.push_back(std::move(v));
+    edit->EncodeTo(&records[i]);
   }
 
-  auto v = std::make_shared<Version>(icmp_);
-  Builder builder(current_.get());
-  builder.Apply(*edit);
-  RETURN_IF_ERROR(builder.SaveTo(v.get()));
-
-  std::string record;
-  edit->EncodeTo(&record);
   if (manifest_log_ != nullptr &&
       manifest_log_->size() >= options_.max_manifest_file_size) {
     // Roll over to a new MANIFEST that starts with a snapshot: recovery
@@ -236,16 +256,18 @@ absl::Status VersionSet::LogAndApplyInTurn(VersionEdit* edit, Mutex* mu) {
   }
   const bool new_manifest = manifest_log_ == nullptr;
   const std::string manifest = ManifestFileName(dbname_, manifest_file_number_);
+  bool adds_files = false;
+  for (VersionEdit* edit : edits) adds_files |= !edit->new_files_.empty();
   absl::Status s;
   bool current_may_name_it = false;
   {
     // manifest_busy_ is ours: no other LogAndApply touches the MANIFEST
-    // or current_ while the mutex is released.
+    // or a family's Versions while the mutex is released.
     mu->Unlock();
     // The tables this edit adds were synced, but their directory entries
     // were not: make them durable before a MANIFEST record names them, or
     // a machine crash could leave the MANIFEST naming missing files.
-    if (!edit->new_files_.empty()) s = env_->SyncDir(dbname_);
+    if (adds_files) s = env_->SyncDir(dbname_);
     if (s.ok() && new_manifest) {
       auto file = env_->NewWritableFile(manifest);
       s = file.status();
@@ -255,7 +277,11 @@ absl::Status VersionSet::LogAndApplyInTurn(VersionEdit* edit, Mutex* mu) {
         s = WriteSnapshot(manifest_log_.get());
       }
     }
-    if (s.ok()) s = manifest_log_->AddRecord(record);
+    // A group's records are written together and synced once: recovery
+    // drops a group whose last record is missing.
+    for (size_t i = 0; s.ok() && i < edits.size(); ++i) {
+      s = manifest_log_->AddRecord(records[i]);
+    }
     if (s.ok()) s = manifest_file_->Sync();
     if (s.ok() && new_manifest) {
       current_may_name_it = true;
@@ -276,14 +302,46 @@ absl::Status VersionSet::LogAndApplyInTurn(VersionEdit* edit, Mutex* mu) {
     manifest_file_number_ = NewFileNumber();
     return s;
   }
-  log_number_ = *edit->log_number_;
+  log_number_ = *edits.back()->log_number_;
   if (new_manifest) durable_manifest_number_ = manifest_file_number_;
-  AppendVersion(std::move(v));
+  for (size_t i = 0; i < edits.size(); ++i) {
+    ColumnFamilyData* cfd = cfds[i];
+    if (edits[i]->column_family_add_) {
+      families_.push_back(added);
+      ++version_count_;
+    } else if (edits[i]->column_family_drop_) {
+      cfd->SetDropped();
+      cfd->ClearVersion();
+      ++version_count_;
+      auto it = std::find_if(families_.begin(), families_.end(),
+                             [cfd](const auto& f) { return f.get() == cfd; });
+      dropped_.push_back(*it);
+      families_.erase(it);
+    } else {
+      Install(cfd, std::move(versions[i]));
+    }
+  }
   return absl::OkStatus();
 }
 
+// The state a MANIFEST's records build, family by family.
+struct VersionSet::Replay {
+  const FamilyOptions* options_for = nullptr;  // null: none but "default"
+  // Refuse a family whose recorded comparator differs from the one it is
+  // opened with (not when only listing the families).
+  bool check_comparators = true;
+  struct Family {
+    std::shared_ptr<ColumnFamilyData> cfd;
+    std::unique_ptr<Builder> builder;
+  };
+  std::map<uint32_t, Family> opened;
+  std::map<uint32_t, std::string> unopened;  // ID -> name
+  VersionEdit merged;                        // the counters
+  uint32_t max_column_family = 0;
+};
+
 absl::Status VersionSet::ReadManifest(const std::string& name,
-                                      VersionEdit* merged, Builder* builder) {
+                                      Replay* replay) {
   std::string contents;
   RETURN_IF_ERROR(ReadFileToString(env_, name, &contents));
   // Whatever the WAL recovery mode: an edit lost from the middle would
@@ -292,6 +350,9 @@ absl::Status VersionSet::ReadManifest(const std::string& name,
   std::string_view record;
   std::string scratch;
   bool first = true;
+  // An atomic group's edits, held until its last one is read: a group
+  // cut short by a crash is not applied at all.
+  std::vector<VersionEdit> group;
   while (reader.ReadRecord(&record, &scratch)) {
     VersionEdit edit;
     absl::Status s = edit.DecodeFrom(record);
@@ -315,7 +376,8 @@ absl::Status VersionSet::ReadManifest(const std::string& name,
       return absl::DataLossError(
           absl::StrCat(name, ": first record is not a snapshot"));
     }
-    if (edit.comparator_ && *edit.comparator_ != options_.comparator->Name()) {
+    if (replay->check_comparators && edit.column_family_ == 0 &&
+        edit.comparator_ && *edit.comparator_ != options_.comparator->Name()) {
       return ComparatorMismatchError(name, *edit.comparator_,
                                      options_.comparator->Name());
     }
@@ -325,42 +387,117 @@ absl::Status VersionSet::ReadManifest(const std::string& name,
           name, ": database format version ", *edit.format_version_,
           " is newer than this build reads (", kDbFormatVersion, ")"));
     }
-    builder->Apply(edit);
-    if (edit.log_number_) merged->log_number_ = edit.log_number_;
-    if (edit.next_file_number_) {
-      merged->next_file_number_ = edit.next_file_number_;
+    const bool in_group = edit.atomic_group_.has_value();
+    const bool group_ends = in_group && *edit.atomic_group_ == 0;
+    group.push_back(std::move(edit));
+    if (in_group && !group_ends) continue;
+    for (VersionEdit& e : group) {
+      const uint32_t id = e.column_family_;
+      if (e.max_column_family_) {
+        replay->max_column_family =
+            std::max(replay->max_column_family, *e.max_column_family_);
+      }
+      if (e.column_family_add_) {
+        const std::string& family = *e.column_family_add_;
+        std::optional<ColumnFamilyOptions> cf_options;
+        if (replay->options_for != nullptr) {
+          cf_options = (*replay->options_for)(family);
+        }
+        if (!cf_options) {
+          replay->unopened[id] = family;
+        } else {
+          const Options o(options_, *cf_options);
+          if (replay->check_comparators && e.comparator_ &&
+              *e.comparator_ != o.comparator->Name()) {
+            return ComparatorMismatchError(
+                absl::StrCat(name, " (column family '", family, "')"),
+                *e.comparator_, o.comparator->Name());
+          }
+          Replay::Family f;
+          f.cfd = NewFamily(id, family, o);
+          f.builder = std::make_unique<Builder>(f.cfd->current().get());
+          replay->opened[id] = std::move(f);
+        }
+      } else if (e.column_family_drop_) {
+        replay->opened.erase(id);
+        replay->unopened.erase(id);
+      } else if (auto it = replay->opened.find(id);
+                 it != replay->opened.end()) {
+        it->second.builder->Apply(e);
+        for (auto& cp : e.compact_pointers_) {
+          it->second.cfd->SetCompactPointer(cp.first, cp.second);
+        }
+      } else if (replay->unopened.count(id) == 0) {
+        return absl::DataLossError(absl::StrCat(
+            name, ": an edit of column family ", id, ", which it never adds"));
+      }
+      VersionEdit& merged = replay->merged;
+      if (e.log_number_) merged.log_number_ = e.log_number_;
+      if (e.next_file_number_) merged.next_file_number_ = e.next_file_number_;
+      if (e.last_sequence_) merged.last_sequence_ = e.last_sequence_;
     }
-    if (edit.last_sequence_) merged->last_sequence_ = edit.last_sequence_;
-    for (auto& cp : edit.compact_pointers_) {
-      compact_pointer_[cp.first] = cp.second;
-    }
+    group.clear();
   }
   return reader.status();
 }
 
-absl::Status VersionSet::Recover() {
+namespace {
+
+// The MANIFEST that CURRENT names, and its number.
+absl::StatusOr<std::pair<std::string, uint64_t>> CurrentManifest(
+    Env* env, const std::string& dbname) {
   std::string current;
-  RETURN_IF_ERROR(ReadFileToString(env_, CurrentFileName(dbname_), &current));
+  RETURN_IF_ERROR(ReadFileToString(env, CurrentFileName(dbname), &current));
   if (current.empty() || current.back() != '\n') {
     return absl::DataLossError(
-        absl::StrCat(CurrentFileName(dbname_), ": malformed contents"));
+        absl::StrCat(CurrentFileName(dbname), ": malformed contents"));
   }
   current.pop_back();
   uint64_t number;
   FileType type;
   if (!ParseFileName(current, &number, &type) || type != FileType::kManifest) {
     return absl::DataLossError(absl::StrCat(
-        CurrentFileName(dbname_), ": names '", current, "', not a MANIFEST"));
+        CurrentFileName(dbname), ": names '", current, "', not a MANIFEST"));
   }
-  const std::string manifest = dbname_ + "/" + current;
-  VersionEdit merged;
-  Builder builder(current_.get());
-  absl::Status s = ReadManifest(manifest, &merged, &builder);
+  return std::make_pair(dbname + "/" + current, number);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> VersionSet::ListColumnFamilies(
+    Env* env, const std::string& dbname) {
+  ASSIGN_OR_RETURN(const auto manifest, CurrentManifest(env, dbname));
+  Options options;
+  options.env = env;
+  VersionSet versions(dbname, options, nullptr, env);
+  Replay replay;
+  replay.check_comparators = false;
+  absl::Status s = versions.ReadManifest(manifest.first, &replay);
+  if (absl::IsNotFound(s)) {
+    return absl::DataLossError(absl::StrCat("CURRENT names ", manifest.first,
+                                            ", which does not exist"));
+  }
+  RETURN_IF_ERROR(s);
+  std::vector<std::string> names = {kDefaultColumnFamilyName};
+  for (const auto& [id, name] : replay.unopened) names.push_back(name);
+  return names;
+}
+
+absl::Status VersionSet::Recover(const FamilyOptions& options_for,
+                                 std::vector<std::string>* unopened) {
+  ASSIGN_OR_RETURN(const auto current, CurrentManifest(env_, dbname_));
+  const auto& [manifest, number] = current;
+  Replay replay;
+  replay.options_for = options_for ? &options_for : nullptr;
+  replay.opened[0] = Replay::Family{
+      families_[0], std::make_unique<Builder>(families_[0]->current().get())};
+  absl::Status s = ReadManifest(manifest, &replay);
   if (absl::IsNotFound(s)) {
     return absl::DataLossError(
         absl::StrCat("CURRENT names ", manifest, ", which does not exist"));
   }
   RETURN_IF_ERROR(s);
+  const VersionEdit& merged = replay.merged;
   if (!merged.next_file_number_ || !merged.log_number_ ||
       !merged.last_sequence_) {
     return absl::DataLossError(
@@ -368,100 +505,89 @@ absl::Status VersionSet::Recover() {
                      ": no next file number, log number or last "
                      "sequence"));
   }
-  auto v = std::make_shared<Version>(icmp_);
-  RETURN_IF_ERROR(builder.SaveTo(v.get()));
-  // Every table the MANIFEST names must be there, with its size. A file
-  // from a format-1 MANIFEST gets its facts from its properties here; the
-  // new MANIFEST's snapshot records them.
-  for (int level = 0; level < config::kNumLevels; ++level) {
-    for (const auto& f : v->files[level]) {
-      const std::string name = TableFileName(dbname_, f->number);
-      auto size = env_->GetFileSize(name);
-      if (!size.ok()) {
-        return absl::DataLossError(
-            absl::StrCat(manifest, " names table ", name,
-                         ", which cannot be read: ", size.status().message()));
-      }
-      if (*size != f->file_size) {
-        return absl::DataLossError(
-            absl::StrCat(name, ": size ", *size, " differs from the ",
-                         f->file_size, " bytes recorded in ", manifest));
-      }
-      ASSIGN_OR_RETURN(std::shared_ptr<const Table> table,
-                       table_cache_->Open(*f));
-      if (!f->facts) {
-        f->facts =
-            FactsFromProperties(table->properties(), *merged.last_sequence_);
-      }
-      if (f->facts->replacement && !table->filter_is_replacement()) {
-        // Its filter file is missing or damaged: the table's own filter
-        // serves, and the facts (and the new MANIFEST) say so, so that
-        // RebuildFilters builds it again.
-        f->facts->replacement.reset();
+  if (replay.opened.count(0) == 0) {
+    return absl::DataLossError(
+        absl::StrCat(manifest, ": drops the default column family"));
+  }
+  std::vector<std::shared_ptr<ColumnFamilyData>> families;
+  for (auto& [id, family] : replay.opened) {
+    ColumnFamilyData* cfd = family.cfd.get();
+    auto v = std::make_shared<Version>(cfd->icmp());
+    RETURN_IF_ERROR(family.builder->SaveTo(v.get()));
+    // Every table the MANIFEST names must be there, with its size. A file
+    // from a format-1 MANIFEST gets its facts from its properties here;
+    // the new MANIFEST's snapshot records them.
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      for (const auto& f : v->files[level]) {
+        const std::string name = TableFileName(dbname_, f->number);
+        auto size = env_->GetFileSize(name);
+        if (!size.ok()) {
+          return absl::DataLossError(absl::StrCat(
+              manifest, " names table ", name,
+              ", which cannot be read: ", size.status().message()));
+        }
+        if (*size != f->file_size) {
+          return absl::DataLossError(
+              absl::StrCat(name, ": size ", *size, " differs from the ",
+                           f->file_size, " bytes recorded in ", manifest));
+        }
+        ASSIGN_OR_RETURN(std::shared_ptr<const Table> table,
+                         cfd->table_cache()->Open(*f));
+        if (!f->facts) {
+          f->facts =
+              FactsFromProperties(table->properties(), *merged.last_sequence_);
+        }
+        if (f->facts->replacement && !table->filter_is_replacement()) {
+          // Its filter file is missing or damaged: the table's own filter
+          // serves, and the facts (and the new MANIFEST) say so, so that
+          // RebuildFilters builds it again.
+          f->facts->replacement.reset();
+        }
       }
     }
+    Install(cfd, std::move(v));
+    families.push_back(family.cfd);
   }
+  families_ = std::move(families);  // by ID: "default" first
+  if (unopened != nullptr) {
+    unopened->clear();
+    for (const auto& [id, name] : replay.unopened) unopened->push_back(name);
+  }
+  max_column_family_ = replay.max_column_family;
   next_file_number_ = *merged.next_file_number_;
   log_number_ = *merged.log_number_;
   SetLastSequence(*merged.last_sequence_);
   MarkFileNumberUsed(number);
   MarkFileNumberUsed(log_number_);
   durable_manifest_number_ = number;
-  AppendVersion(std::move(v));
   // This session writes a new MANIFEST, starting with a snapshot.
   manifest_file_number_ = NewFileNumber();
   return absl::OkStatus();
 }
 
 void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
-  for (auto it = all_versions_.begin(); it != all_versions_.end();) {
-    std::shared_ptr<const Version> v = it->lock();
-    if (v == nullptr) {
-      it = all_versions_.erase(it);
-      continue;
-    }
-    for (const auto& level : v->files) {
-      for (const auto& f : level) {
-        live->insert(f->number);
-        if (f->facts.has_value() && f->facts->replacement.has_value()) {
-          live->insert(f->facts->replacement->number);
-        }
-      }
-    }
-    ++it;
+  for (const auto& cfd : families_) cfd->AddLiveFiles(live);
+  for (const auto& cfd : dropped_) cfd->AddLiveFiles(live);
+}
+
+bool VersionSet::NeedsCompaction() const {
+  for (const auto& cfd : families_) {
+    if (cfd->NeedsCompaction()) return true;
   }
+  return false;
 }
 
-void VersionSet::AddRunning(const Compaction& c) {
-  Running r{&c, c.level(), c.output_range(), {}};
-  for (int which = 0; which < 2; ++which) {
-    for (const auto& f : c.inputs(which)) r.inputs.push_back(f->number);
-  }
-  running_.push_back(std::move(r));
-}
-
-void VersionSet::RemoveRunning(const Compaction& c) {
-  std::erase_if(running_, [&c](const Running& r) { return r.c == &c; });
-}
-
-int VersionSet::FlushLevel(int want, std::string_view smallest,
-                           std::string_view largest) const {
-  int level = want;
-  for (const Running& r : running_) {
-    if (r.output.level <= want && r.output.Overlaps(icmp_, smallest, largest)) {
-      // Above the compaction's output: newer data stays above older.
-      level = std::min(level, std::max(0, r.output.level - 1));
+std::unique_ptr<Compaction> VersionSet::PickCompaction() {
+  const size_t n = families_.size();
+  for (size_t i = 0; i < n; ++i) {
+    ColumnFamilyData* cfd = families_[(next_pick_ + i) % n].get();
+    std::unique_ptr<Compaction> c = cfd->PickCompaction();
+    if (c != nullptr) {
+      next_pick_ = (next_pick_ + i + 1) % n;
+      return c;
     }
   }
-  return level;
-}
-
-std::string VersionSet::LevelSummary() const {
-  std::string s = "files[";
-  for (int level = 0; level < config::kNumLevels; ++level) {
-    absl::StrAppend(&s, " ", current_->NumFiles(level));
-  }
-  return s + " ]";
+  return nullptr;
 }
 
 }  // namespace sift

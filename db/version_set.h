@@ -1,13 +1,15 @@
-// VersionSet: the current Version (db/version.h), the counters (file
-// numbers, last sequence, log number), and the MANIFEST that makes them
-// durable. The background thread builds new Versions from VersionEdits; a
-// file is live while some Version (current, or held by an iterator) names
-// it.
+// VersionSet: what the column families share -- the counters (file
+// numbers, last sequence, log number) and the MANIFEST that makes them and
+// every family's Versions durable -- and the families themselves
+// (db/column_family.h: each one's current Version and compaction state).
+// The background threads build new Versions from VersionEdits; a file is
+// live while some Version (current, or held by an iterator) names it.
 
 #ifndef SIFT_DB_VERSION_SET_H_
 #define SIFT_DB_VERSION_SET_H_
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -18,7 +20,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "db/column_family.h"
 #include "db/dbformat.h"
 #include "db/log_writer.h"
 #include "db/statistics_impl.h"
@@ -35,23 +39,16 @@ namespace sift {
 
 class Compaction;
 
-// Where work in flight writes: a level and the user keys its outputs span.
-struct OutputRange {
-  int level = 0;
-  std::string smallest, largest;
-
-  // Whether user keys [lo, hi] meet this range.
-  bool Overlaps(const KeyComparator& icmp, std::string_view lo,
-                std::string_view hi) const {
-    return icmp.CompareUser(lo, largest) <= 0 &&
-           icmp.CompareUser(hi, smallest) >= 0;
-  }
-};
-
 class VersionSet {
  public:
+  // Makes a family's table cache from its options (may return null: a
+  // test's VersionSet without tables).
+  using TableCacheFactory =
+      std::function<std::unique_ptr<TableCache>(const Options&)>;
+
+  // options: the DB's, with the default family's ColumnFamilyOptions.
   VersionSet(std::string dbname, const Options& options,
-             TableCache* table_cache, Env* env);
+             TableCacheFactory make_table_cache, Env* env);
   ~VersionSet();
 
   VersionSet(const VersionSet&) = delete;
@@ -59,22 +56,65 @@ class VersionSet {
 
   // Creates the MANIFEST and CURRENT of a new, empty database.
   absl::Status CreateNew();
+  // The options a family recorded in the MANIFEST is opened with, by
+  // name; nullopt leaves the family unopened.
+  using FamilyOptions =
+      std::function<std::optional<ColumnFamilyOptions>(const std::string&)>;
   // Reads CURRENT and the MANIFEST it names; opens every table (checking
   // it exists and its size matches) and fills the facts of files recorded
   // without them (format 1) from their properties. DataLoss names the file
-  // and offset.
-  absl::Status Recover();
+  // and offset. Families other than "default" that options_for leaves out
+  // (all of them when it is null) are named in *unopened, and their files
+  // are not opened.
+  absl::Status Recover(const FamilyOptions& options_for,
+                       std::vector<std::string>* unopened);
+  // The names of the families the MANIFEST that CURRENT names records,
+  // "default" first, without opening anything.
+  static absl::StatusOr<std::vector<std::string>> ListColumnFamilies(
+      Env* env, const std::string& dbname);
 
-  // Applies edit to the current version, writes it to the MANIFEST (a new
-  // one, with a full snapshot, the first time after Recover/CreateNew),
-  // syncs, and installs the result as current. The mutex is released while
-  // writing; callers from several threads take turns (each edit applies to
-  // the Version the one before it installed). REQUIRES: *mu held, and
-  // always the same mutex.
+  // Applies edit to the current version of its family
+  // (edit->column_family_), writes it to the MANIFEST (a new one, with a
+  // full snapshot, the first time after Recover/CreateNew), syncs, and
+  // installs the result as current. The mutex is released while writing;
+  // callers from several threads take turns (each edit applies to the
+  // Version the one before it installed). REQUIRES: *mu held, and always
+  // the same mutex.
   absl::Status LogAndApply(VersionEdit* edit, Mutex* mu)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // The same for edits of distinct families, as one atomic group: after a
+  // crash, recovery applies all or none of them.
+  absl::Status LogAndApply(absl::Span<VersionEdit* const> edits, Mutex* mu)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Records a new family in the MANIFEST and adds it. REQUIRES: no live
+  // family has the name.
+  absl::StatusOr<std::shared_ptr<ColumnFamilyData>> CreateColumnFamily(
+      const std::string& name, const Options& options, Mutex* mu)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Records the drop of a family (not the default) and removes it: its
+  // Version becomes empty, and its files go once no older Version held by
+  // an iterator names them.
+  absl::Status DropColumnFamily(ColumnFamilyData* cfd, Mutex* mu)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
-  std::shared_ptr<const Version> current() const { return current_; }
+  ColumnFamilyData* default_family() const { return families_[0].get(); }
+  // The live families, "default" first, then by ID.
+  const std::vector<std::shared_ptr<ColumnFamilyData>>& families() const {
+    return families_;
+  }
+  // Dropped families whose files older Versions may still name.
+  const std::vector<std::shared_ptr<ColumnFamilyData>>& dropped_families()
+      const {
+    return dropped_;
+  }
+  // The live family with this ID or name; null if none.
+  std::shared_ptr<ColumnFamilyData> FamilyById(uint32_t id) const;
+  std::shared_ptr<ColumnFamilyData> FamilyByName(std::string_view name) const;
+
+  // The default family's current Version.
+  std::shared_ptr<const Version> current() const {
+    return default_family()->current();
+  }
 
   uint64_t NewFileNumber() { return next_file_number_++; }
   // The number NewFileNumber would give next; every file made later has a
@@ -86,6 +126,8 @@ class VersionSet {
   uint64_t manifest_file_number() const { return manifest_file_number_; }
   // The MANIFEST that CURRENT names on disk now.
   uint64_t durable_manifest_number() const { return durable_manifest_number_; }
+  // WALs numbered below it hold nothing the tables of every family lack
+  // (families flush together: db/db_impl/db_impl_background.cc).
   uint64_t log_number() const { return log_number_; }
 
   SequenceNumber LastSequence() const {
@@ -98,95 +140,45 @@ class VersionSet {
     last_sequence_.store(s, std::memory_order_release);
   }
 
-  // Files named by any live Version: tables and their replacement filters.
+  // Files named by any live Version of any family, dropped ones included:
+  // tables and their replacement filters.
   void AddLiveFiles(std::set<uint64_t>* live);
 
-  // Compaction picking (db/compaction/compaction_picker.cc).
-  bool NeedsCompaction() const { return current_->compaction_score >= 1; }
-  // The due compaction that conflicts with no work in flight (below), from
-  // the levels by score, highest first; null when none is due or every
-  // due one conflicts. The result is registered as running.
+  // Whether some family is due for compaction.
+  bool NeedsCompaction() const;
+  // The first due compaction of any family that conflicts with nothing in
+  // flight there (ColumnFamilyData::PickCompaction), families taken
+  // round-robin so that one busy family does not starve the others.
   std::unique_ptr<Compaction> PickCompaction();
-
-  // Work in flight (docs/DESIGN.md, "Background work"). A compaction is
-  // running from its pick (PickCompaction, CompactRange and RewriteFile
-  // register every one they return) until RemoveRunning, after its
-  // install. A flush's table is in flight from its placement until its
-  // install. No two conflict: the picker skips a compaction that shares
-  // an input file with a running one, is a second one from level 0, or
-  // writes user keys a running one writes at the same level -- or, for a
-  // flush in flight, at its level or above (older data must stay below
-  // newer). A flush places its table above every running compaction
-  // writing its keys (FlushLevel).
-  void RemoveRunning(const Compaction& c);
-  size_t NumRunning() const { return running_.size(); }
-  void SetFlushInFlight(std::optional<OutputRange> r) {
-    flush_in_flight_ = std::move(r);
-  }
-  // The level a flushed table of user keys [smallest, largest] goes to:
-  // `want` (from Version::PickLevelForMemTableOutput), raised above every
-  // running compaction that writes those keys at `want` or above.
-  int FlushLevel(int want, std::string_view smallest,
-                 std::string_view largest) const;
   // Counts the Versions installed: a pick that found nothing at one count
   // finds nothing until it changes (or a running compaction ends).
   uint64_t version_count() const { return version_count_; }
-  // A compaction of [begin, end] (user keys) from level into level + 1;
-  // null if no file at level overlaps. At level 0 only files numbered
-  // below max_file_number count (older than the manual compaction: newer
-  // level-0 files hold newer data, so leaving them above is safe).
-  // Registered as running, as PickCompaction's. REQUIRES: level <
-  // kNumLevels - 1.
-  std::unique_ptr<Compaction> CompactRange(
-      int level, std::optional<std::string_view> begin,
-      std::optional<std::string_view> end,
-      uint64_t max_file_number = UINT64_MAX);
-  // A compaction that rewrites one file in place at its level (rebuilding
-  // its filter with the current settings, dropping what is obsolete);
-  // registered as running.
-  std::unique_ptr<Compaction> RewriteFile(int level,
-                                          std::shared_ptr<FileMetaData> f);
-
-  // Bytes a level may hold before it is due for compaction (level >= 1).
-  uint64_t MaxBytesForLevel(int level) const;
-  uint64_t max_file_size() const { return options_.max_file_size; }
-
-  std::string LevelSummary() const;
+  // The largest family ID given so far (0: no family besides "default").
+  uint32_t max_column_family() const { return max_column_family_; }
 
  private:
   class Builder;
-  friend class Compaction;
+  struct Replay;
 
-  void Finalize(Version* v) const;
-  // In the invariant-check mode (util/invariant.h), aborts unless v keeps
-  // Version's promises (docs/DESIGN.md, "Invariants"): every file has its
-  // facts and smallest <= largest; level 0 is ordered newest (highest
-  // number) first; levels >= 1 are sorted and disjoint (internal keys).
-  void CheckInvariants(const Version& v) const;
-  void AppendVersion(std::shared_ptr<Version> v);
+  std::shared_ptr<ColumnFamilyData> NewFamily(uint32_t id,
+                                              const std::string& name,
+                                              const Options& options) const;
+  void Install(ColumnFamilyData* cfd, std::shared_ptr<Version> v);
   absl::Status WriteSnapshot(log::Writer* log) const;
-  // LogAndApply's work, once it is this caller's turn.
-  absl::Status LogAndApplyInTurn(VersionEdit* edit, Mutex* mu)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
-  absl::Status ReadManifest(const std::string& name, VersionEdit* merged,
-                            Builder* builder);
-  // Fills c's output-level inputs and grandparents from its inputs(0).
-  void SetupOtherInputs(Compaction* c);
-  // The next compaction of c's level starts after c's end.
-  void AdvanceCompactPointer(Compaction* c);
-  // A due compaction of `level` that conflicts with nothing in flight.
-  std::unique_ptr<Compaction> PickAt(int level);
-  bool ConflictsWithRunning(const Compaction& c) const;
-  // Level 0: files / level0_compaction_trigger; deeper: bytes / target.
-  // skip_busy: without the files running compactions take.
-  double LevelScore(const Version& v, int level, bool skip_busy = false) const;
-  bool IsBusy(uint64_t file_number) const;
-  void AddRunning(const Compaction& c);
+  // LogAndApply's work, once it is this caller's turn. added: the family
+  // edits[0] creates, added to families_ once it is recorded.
+  absl::Status LogAndApplyInTurn(absl::Span<VersionEdit* const> edits,
+                                 std::shared_ptr<ColumnFamilyData> added,
+                                 Mutex* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Takes the MANIFEST's turn, then LogAndApplyInTurn.
+  absl::Status LogAndApplyTurn(absl::Span<VersionEdit* const> edits,
+                               std::shared_ptr<ColumnFamilyData> added,
+                               Mutex* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  absl::Status ReadManifest(const std::string& name, Replay* replay);
 
   const std::string dbname_;
-  const Options options_;
-  const KeyComparator icmp_;  // from options_.comparator
-  TableCache* const table_cache_;
+  const Options options_;  // the default family's
+  const TableCacheFactory make_table_cache_;
   Env* const env_;
 
   // The fields below are guarded by the DB mutex (DBImpl::mu_, the `mu`
@@ -205,22 +197,11 @@ class VersionSet {
   std::unique_ptr<WritableFile> manifest_file_;
   std::unique_ptr<log::Writer> manifest_log_;
 
-  std::shared_ptr<const Version> current_;
-  std::list<std::weak_ptr<const Version>> all_versions_;
-  // Per level: where the next compaction of that level starts (round-robin
-  // over the key space); an internal key, empty = from the start.
-  std::string compact_pointer_[config::kNumLevels];
-
-  // Work in flight (AddRunning): each running compaction's levels, input
-  // files and output range.
-  struct Running {
-    const Compaction* c;
-    int level;
-    OutputRange output;
-    std::vector<uint64_t> inputs;
-  };
-  std::vector<Running> running_;
-  std::optional<OutputRange> flush_in_flight_;
+  std::vector<std::shared_ptr<ColumnFamilyData>> families_;
+  // Dropped families whose older Versions may still be read.
+  std::vector<std::shared_ptr<ColumnFamilyData>> dropped_;
+  uint32_t max_column_family_ = 0;
+  size_t next_pick_ = 0;  // PickCompaction's round-robin start
   // A LogAndApply is writing the MANIFEST (with the mutex released);
   // others wait on manifest_cv_ for their turn.
   bool manifest_busy_ = false;

@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "sift/write_batch.h"
 #include "table/internal_key.h"
 
@@ -26,6 +28,8 @@ class WriteBatchInternal {
   static void SetSequence(WriteBatch* b, SequenceNumber seq);
 
   static std::string_view Contents(const WriteBatch* b) { return b->rep_; }
+  // False only if every entry is of the default family.
+  static bool NamesFamilies(const WriteBatch* b) { return b->names_families_; }
   static size_t ByteSize(const WriteBatch* b) { return b->rep_.size(); }
   // Replaces b's contents with bytes read from a WAL. DataLoss if they are
   // too short for the header; the entries are checked by Iterate.
@@ -35,11 +39,22 @@ class WriteBatchInternal {
   // DataLoss of Iterate otherwise. Applies nothing.
   static absl::Status Verify(const WriteBatch* b);
 
-  // Applies the batch to mem with sequences Sequence(b), +1, ...
+  // Applies the batch to mem with sequences Sequence(b), +1, ...; only
+  // the default family's entries (the others take their sequences).
   static absl::Status InsertInto(const WriteBatch* b, MemTable* mem);
+  // The same for every family: an entry of family id goes to mems[id],
+  // and is skipped (taking its sequence) when there is no such memtable.
+  static absl::Status InsertInto(const WriteBatch* b,
+                                 absl::Span<MemTable* const> mems);
 
-  // True if b holds a DeleteRange (false for a malformed batch).
-  static bool HasRangeDeletion(const WriteBatch* b);
+  // The families b writes, each once, in order of first use, and whether
+  // it holds a DeleteRange in each; the DataLoss of Iterate if malformed.
+  struct FamilyUse {
+    uint32_t family;
+    bool range_deletion;
+  };
+  static absl::Status Families(const WriteBatch* b,
+                               std::vector<FamilyUse>* uses);
 
   // Appends src's entries to dst.
   static void Append(WriteBatch* dst, const WriteBatch* src);

@@ -317,7 +317,7 @@ class Format1DbTest : public test::MemDBTest {
   // properties (sequences: the bound recorded at the upgrade).
   void CheckFactsRecorded(SequenceNumber upgrade_sequence) {
     const ManifestState st = ReadManifest(env_.get(), path_);
-    EXPECT_EQ(st.format_version, kDbFormatVersion);
+    EXPECT_EQ(st.format_version, kDbFormatVersionOneFamily);
     EXPECT_EQ(st.files.size(), test::ListTableFiles(env_.get(), path_).size());
     for (const auto& [number, entry] : st.files) {
       const FileMetaData& f = *entry.second;

@@ -5,17 +5,20 @@
 
 namespace sift {
 
-Compaction::Compaction(int level, int output_level,
+Compaction::Compaction(ColumnFamilyData* family, int level, int output_level,
                        uint64_t max_output_file_size,
                        std::shared_ptr<const Version> input_version)
-    : level_(level),
+    : family_(family),
+      level_(level),
       output_level_(output_level),
       max_output_file_size_(max_output_file_size),
-      input_version_(std::move(input_version)) {}
+      input_version_(std::move(input_version)) {
+  edit_.SetColumnFamily(family->id());
+}
 
 std::unique_ptr<Compaction> Compaction::ForSubcompaction() const {
   auto sub = std::make_unique<Compaction>(
-      level_, output_level_, max_output_file_size_, input_version_);
+      family_, level_, output_level_, max_output_file_size_, input_version_);
   sub->inputs_[0] = inputs_[0];
   sub->inputs_[1] = inputs_[1];
   sub->grandparents_ = grandparents_;

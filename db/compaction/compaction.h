@@ -3,7 +3,7 @@
 // compaction"):
 //   compaction.h/.cc        this class: the inputs, the output level, the
 //                           grandparent overlap, trivial moves
-//   compaction_picker.cc    VersionSet's part: which level and which files
+//   compaction_picker.cc    ColumnFamilyData's part: which level and which files
 //                           are due (scores, compact pointers, CompactRange)
 //   compaction_job.h/.cc    RunCompaction: the merge into new files, and
 //                           DropRules: which entries it drops
@@ -29,14 +29,18 @@
 
 #include "absl/status/status.h"
 #include "db/version_edit.h"
-#include "db/version_set.h"
+#include "db/column_family.h"
 
 namespace sift {
 
 class Compaction {
  public:
-  Compaction(int level, int output_level, uint64_t max_output_file_size,
+  // Of family's files (its edit names the family).
+  Compaction(ColumnFamilyData* family, int level, int output_level,
+             uint64_t max_output_file_size,
              std::shared_ptr<const Version> input_version);
+
+  ColumnFamilyData* family() const { return family_; }
 
   int level() const { return level_; }
   int output_level() const { return output_level_; }
@@ -83,6 +87,7 @@ class Compaction {
   OutputRange output_range() const;
 
  private:
+  ColumnFamilyData* const family_;
   const int level_;
   const int output_level_;
   const uint64_t max_output_file_size_;

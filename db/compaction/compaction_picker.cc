@@ -1,4 +1,4 @@
-// VersionSet's part of compaction: picking which level and which files
+// ColumnFamilyData's part of compaction: picking which level and which files
 // the next compaction merges (the map of compaction:
 // db/compaction/compaction.h).
 
@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "db/compaction/compaction.h"
-#include "db/version_set.h"
+#include "db/column_family.h"
 
 namespace sift {
 namespace {
@@ -37,7 +37,13 @@ void Range(const KeyComparator& icmp, const FileList& files,
 
 }  // namespace
 
-std::unique_ptr<Compaction> VersionSet::PickCompaction() {
+std::unique_ptr<Compaction> ColumnFamilyData::NewCompaction(int level,
+                                                            int output_level) {
+  return std::make_unique<Compaction>(this, level, output_level,
+                                      options_.max_file_size, current_);
+}
+
+std::unique_ptr<Compaction> ColumnFamilyData::PickCompaction() {
   if (!NeedsCompaction()) return nullptr;
   // Every due level, highest score first: when the most urgent one's
   // files are busy, the next may have work that runs beside them. As in
@@ -62,7 +68,7 @@ std::unique_ptr<Compaction> VersionSet::PickCompaction() {
   return nullptr;
 }
 
-std::unique_ptr<Compaction> VersionSet::PickAt(int level) {
+std::unique_ptr<Compaction> ColumnFamilyData::PickAt(int level) {
   const FileList& files = current_->files[level];
   if (files.empty()) return nullptr;
   // Round-robin over the key space: the first file after the last
@@ -77,8 +83,7 @@ std::unique_ptr<Compaction> VersionSet::PickAt(int level) {
   // try settles level 0.
   const size_t tries = level == 0 ? 1 : files.size();
   for (size_t i = 0; i < tries; ++i) {
-    auto c = std::make_unique<Compaction>(level, level + 1,
-                                          options_.max_file_size, current_);
+    auto c = NewCompaction(level, level + 1);
     c->inputs(0).push_back(files[(start + i) % files.size()]);
     if (level == 0) {
       std::string smallest, largest;
@@ -92,7 +97,7 @@ std::unique_ptr<Compaction> VersionSet::PickAt(int level) {
   return nullptr;
 }
 
-bool VersionSet::ConflictsWithRunning(const Compaction& c) const {
+bool ColumnFamilyData::ConflictsWithRunning(const Compaction& c) const {
   const OutputRange out = c.output_range();
   if (flush_in_flight_.has_value() && out.level <= flush_in_flight_->level &&
       flush_in_flight_->Overlaps(icmp_, out.smallest, out.largest)) {
@@ -113,14 +118,14 @@ bool VersionSet::ConflictsWithRunning(const Compaction& c) const {
   return false;
 }
 
-void VersionSet::AdvanceCompactPointer(Compaction* c) {
+void ColumnFamilyData::AdvanceCompactPointer(Compaction* c) {
   std::string smallest, largest;
   Range(icmp_, c->inputs(0), &smallest, &largest);
   compact_pointer_[c->level()] = largest;
   c->edit()->SetCompactPointer(c->level(), largest);
 }
 
-void VersionSet::SetupOtherInputs(Compaction* c) {
+void ColumnFamilyData::SetupOtherInputs(Compaction* c) {
   const int level = c->level();
   std::string smallest, largest;
   Range(icmp_, c->inputs(0), &smallest, &largest);
@@ -161,7 +166,7 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
   }
 }
 
-std::unique_ptr<Compaction> VersionSet::CompactRange(
+std::unique_ptr<Compaction> ColumnFamilyData::CompactRange(
     int level, std::optional<std::string_view> begin,
     std::optional<std::string_view> end, uint64_t max_file_number) {
   FileList inputs = current_->GetOverlappingInputs(level, begin, end);
@@ -184,8 +189,7 @@ std::unique_ptr<Compaction> VersionSet::CompactRange(
       }
     }
   }
-  auto c = std::make_unique<Compaction>(level, level + 1,
-                                        options_.max_file_size, current_);
+  auto c = NewCompaction(level, level + 1);
   c->inputs(0) = std::move(inputs);
   SetupOtherInputs(c.get());
   AdvanceCompactPointer(c.get());
@@ -193,10 +197,9 @@ std::unique_ptr<Compaction> VersionSet::CompactRange(
   return c;
 }
 
-std::unique_ptr<Compaction> VersionSet::RewriteFile(
+std::unique_ptr<Compaction> ColumnFamilyData::RewriteFile(
     int level, std::shared_ptr<FileMetaData> f) {
-  auto c = std::make_unique<Compaction>(level, level, options_.max_file_size,
-                                        current_);
+  auto c = NewCompaction(level, level);
   c->inputs(0).push_back(std::move(f));
   if (level + 1 < config::kNumLevels) {
     c->grandparents() = current_->GetOverlappingInputs(

@@ -1,6 +1,6 @@
 // DBImpl's compactions: the automatic one the background thread picks,
 // manual CompactRange in steps, and installing a compaction's result (or
-// moving its one file) in the MANIFEST. Picking the files is VersionSet's
+// moving its one file) in the MANIFEST. Picking the files is ColumnFamilyData's
 // (compaction_picker.cc); the merge is RunCompaction's (compaction_job.h).
 
 #include <algorithm>
@@ -23,19 +23,21 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
   // The outputs' numbers, protected until the edit naming them is
   // installed (or, on failure, the compaction deleted them).
   std::vector<PendingOutput> outputs;
-  if (c->IsTrivialMove(options_)) {
+  ColumnFamilyData* const cfd = c->family();
+  const Options& options = cfd->options();
+  if (c->IsTrivialMove(options)) {
     const auto& f = c->inputs(0)[0];
     c->edit()->RemoveFile(c->level(), f->number);
     c->edit()->AddFile(c->output_level(), f);
   } else {
     CompactionContext ctx;
     ctx.dbname = dbname_;
-    ctx.options = options_;
+    ctx.options = options;
     // Every output is sized for its level as the tree will be (a budget's
     // allocation; without one, the options' fp chance).
-    ctx.options.bloom_filter_fp_chance = c->OutputFilter(options_).fp_chance;
+    ctx.options.bloom_filter_fp_chance = c->OutputFilter(options).fp_chance;
     ctx.env = env_;
-    ctx.table_cache = table_cache_.get();
+    ctx.table_cache = cfd->table_cache();
     ctx.snapshots.assign(snapshots_.begin(), snapshots_.end());
     ctx.stats = &stats_;
     // The compaction stops to flush a full memtable when no other thread
@@ -67,6 +69,9 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
   // Another thread's work failed meanwhile: the state on disk may be in
   // doubt, and nothing more goes to the MANIFEST until Resume.
   RETURN_IF_ERROR(bg_error_);
+  // The family was dropped meanwhile: its outputs are litter, deleted
+  // once their numbers are no longer pending.
+  if (cfd->dropped()) return absl::OkStatus();
   RETURN_IF_ERROR(versions_->LogAndApply(c->edit(), &mu_));
   InstallReadView();
   // No DeleteObsoleteFiles here: c still holds its input Version, which
@@ -77,7 +82,7 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
 absl::Status DBImpl::DoCompaction(std::unique_ptr<Compaction> c) {
   mu_.AssertHeld();
   const absl::Status s = InstallCompaction(c.get());
-  versions_->RemoveRunning(*c);
+  c->family()->RemoveRunning(*c);
   c.reset();  // drops the input Version: its files may now be obsolete
   // A failed install may still have reached the MANIFEST, naming outputs
   // that are no longer pending: record the error first, so that nothing
@@ -99,7 +104,8 @@ absl::Status DBImpl::BackgroundCompaction() {
   return DoCompaction(std::move(c));
 }
 
-bool DBImpl::NeedsRewrite(const FileMetaData& f, int level) const {
+bool DBImpl::NeedsRewrite(const ColumnFamilyData& cfd, const FileMetaData& f,
+                          int level) const {
   SIFT_INVARIANT(f.facts.has_value(),
                  "FileMetaData::facts is set in every installed Version");
   const FileFacts& facts = *f.facts;
@@ -112,7 +118,7 @@ bool DBImpl::NeedsRewrite(const FileMetaData& f, int level) const {
     return true;
   }
   return !FilterIsCurrent(
-      facts, TargetFilter(options_, KeysOf(*versions_->current()), level,
+      facts, TargetFilter(cfd.options(), KeysOf(*cfd.current()), level,
                           FileKeys(f)));
 }
 
@@ -125,7 +131,7 @@ absl::Status DBImpl::ManualCompactionStep() {
     // Bounded work under a steady write load: level-0 files flushed after
     // the request started are left for automatic compaction, and at deeper
     // levels each step starts after the previous one's inputs.
-    c = versions_->CompactRange(m->level, begin, end, m->max_file_number);
+    c = m->cfd->CompactRange(m->level, begin, end, m->max_file_number);
     if (c != nullptr && m->level > 0) {
       std::string_view last = c->inputs(0)[0]->largest_user_key();
       for (const auto& f : c->inputs(0)) {
@@ -138,14 +144,15 @@ absl::Status DBImpl::ManualCompactionStep() {
     }
   } else {
     for (const auto& f :
-         versions_->current()->GetOverlappingInputs(m->level, begin, end)) {
-      if (f->number < m->max_file_number && NeedsRewrite(*f, m->level)) {
-        c = versions_->RewriteFile(m->level, f);
+         m->cfd->current()->GetOverlappingInputs(m->level, begin, end)) {
+      if (f->number < m->max_file_number &&
+          NeedsRewrite(*m->cfd, *f, m->level)) {
+        c = m->cfd->RewriteFile(m->level, f);
         break;
       }
     }
   }
-  if (c == nullptr) {
+  if (c == nullptr || m->cfd->dropped()) {
     m->done = true;
     return absl::OkStatus();
   }
@@ -157,10 +164,11 @@ absl::Status DBImpl::ManualCompactionStep() {
   return s;
 }
 
-absl::Status DBImpl::RunManual(int level, bool rewrite,
+absl::Status DBImpl::RunManual(ColumnFamilyData* cfd, int level, bool rewrite,
                                std::optional<std::string_view> begin,
                                std::optional<std::string_view> end) {
   ManualCompaction m;
+  m.cfd = cfd;
   m.level = level;
   m.rewrite = rewrite;
   if (begin) m.begin.emplace(*begin);
@@ -193,9 +201,15 @@ absl::Status DBImpl::RunManual(int level, bool rewrite,
 
 absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
                                   std::optional<std::string_view> end) {
+  return CompactRangeImpl(default_cf_, begin, end);
+}
+
+absl::Status DBImpl::CompactRangeImpl(ColumnFamilyData* cfd,
+                                      std::optional<std::string_view> begin,
+                                      std::optional<std::string_view> end) {
   RETURN_IF_ERROR(CheckWritable("CompactRange"));
   if (begin.has_value() && end.has_value() &&
-      options_.comparator->Compare(*begin, *end) > 0) {
+      cfd->options().comparator->Compare(*begin, *end) > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "CompactRange: begin '",
         absl::CEscape(absl::string_view(begin->data(), begin->size())),
@@ -206,7 +220,7 @@ absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
   int max_level = 0;
   {
     MutexLock l(&mu_);
-    const auto v = versions_->current();
+    const auto v = cfd->current();
     for (int level = 0; level < config::kNumLevels; ++level) {
       if (v->OverlapInLevel(level, begin, end)) max_level = level;
     }
@@ -215,9 +229,9 @@ absl::Status DBImpl::CompactRange(std::optional<std::string_view> begin,
   // deepest moves down, and the deepest is rewritten where it needs it.
   if (max_level == 0) max_level = 1;
   for (int level = 0; level < max_level; ++level) {
-    RETURN_IF_ERROR(RunManual(level, /*rewrite=*/false, begin, end));
+    RETURN_IF_ERROR(RunManual(cfd, level, /*rewrite=*/false, begin, end));
   }
-  return RunManual(max_level, /*rewrite=*/true, begin, end);
+  return RunManual(cfd, max_level, /*rewrite=*/true, begin, end);
 }
 
 }  // namespace sift

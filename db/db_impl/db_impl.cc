@@ -130,7 +130,8 @@ absl::StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options,
   return db;
 }
 
-DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only)
+DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only,
+               std::vector<ColumnFamilyDescriptor> families)
     : options_([&] {
         Options o = options;
         if (o.env == nullptr) o.env = Env::Default();
@@ -139,33 +140,48 @@ DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only)
       dbname_(std::move(dbname)),
       env_(options_.env),
       read_only_(read_only),
+      requested_(std::move(families)),
       block_cache_(std::make_unique<BlockCache>(options_.block_cache_capacity)),
-      table_cache_(std::make_unique<TableCache>(
-          dbname_, env_, options_.max_open_files, block_cache_.get(),
-          options_.allow_mmap_reads, options_.comparator,
-          options_.filter_policy.get(), read_only)),
-      versions_(std::make_unique<VersionSet>(dbname_, options_,
-                                             table_cache_.get(), env_)),
+      // Every family's tables share the block cache (file numbers are
+      // unique across families) and the bound on open files, each family
+      // keeping its own share.
+      versions_(std::make_unique<VersionSet>(
+          dbname_, options_,
+          [this](const Options& o) {
+            return std::make_unique<TableCache>(
+                dbname_, env_, o.max_open_files, block_cache_.get(),
+                o.allow_mmap_reads, o.comparator, o.filter_policy.get(),
+                read_only_);
+          },
+          env_)),
+      default_cf_(versions_->default_family()),
+      default_handle_(std::make_unique<ColumnFamilyHandleImpl>(
+          versions_->families()[0], this)),
       write_delay_(options_.delayed_write_rate,
                    options_.level0_slowdown_writes_trigger,
                    options_.level0_stop_writes_trigger) {}
 
-std::shared_ptr<MemTable> DBImpl::NewMemTable() const {
-  return NewMemTableForWriteBuffer(KeyComparator::Internal(options_.comparator),
-                                   options_.write_buffer_size);
+std::shared_ptr<MemTable> DBImpl::NewMemTable(const ColumnFamilyData& cfd) {
+  return NewMemTableForWriteBuffer(cfd.icmp(),
+                                   cfd.options().write_buffer_size);
+}
+
+bool DBImpl::AnyImm() const {
+  mu_.AssertHeld();
+  return has_imm_.load(std::memory_order_relaxed);
 }
 
 absl::Status DBImpl::OpenImpl() {
   MutexLock l(&mu_);
-  VersionEdit edit;
+  FamilyEdits edits;
   std::vector<PendingOutput> outputs;  // tables replayed from the logs
-  RETURN_IF_ERROR(Recover(&edit, &outputs));
+  RETURN_IF_ERROR(Recover(&edits, &outputs));
   RETURN_IF_ERROR(NewLogFile());
-  edit.SetLogNumber(logfile_number_);
-  RETURN_IF_ERROR(versions_->LogAndApply(&edit, &mu_));
-  outputs.clear();  // named by the current Version now
-  mem_ = NewMemTable();
+  RETURN_IF_ERROR(InstallFamilyEdits(&edits));
+  outputs.clear();  // named by the current Versions now
+  for (const auto& cfd : versions_->families()) cfd->mem = NewMemTable(*cfd);
   InstallReadView();
+  RETURN_IF_ERROR(CreateMissingFamilies());
   DeleteObsoleteFiles();
   for (int i = 0; i < options_.max_background_jobs; ++i) {
     bg_threads_.emplace_back([this] { BackgroundLoop(); });
@@ -236,11 +252,16 @@ absl::Status DBImpl::CloseLocked() {
 
 void DBImpl::InstallReadView() {
   mu_.AssertHeld();
-  auto view = std::make_shared<ReadView>();
-  view->mem = mem_;
-  view->imm = imm_;
-  view->version = versions_->current();
-  views_.Install(std::move(view));
+  write_mems_.clear();
+  for (const auto& cfd : versions_->families()) {
+    auto view = std::make_shared<ReadView>();
+    view->mem = cfd->mem;
+    view->imm = cfd->imm;
+    view->version = cfd->current();
+    cfd->views.Install(std::move(view));
+    if (write_mems_.size() <= cfd->id()) write_mems_.resize(cfd->id() + 1);
+    write_mems_[cfd->id()] = cfd->mem.get();
+  }
 }
 
 absl::Status DestroyDB(const std::string& path, const Options& options) {

@@ -40,6 +40,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
+#include "db/column_family.h"
 #include "db/dbformat.h"
 #include "db/file_lifetime.h"
 #include "db/log_writer.h"
@@ -48,6 +49,7 @@
 #include "db/statistics_impl.h"
 #include "db/table_cache.h"
 #include "db/version_set.h"
+#include "db/write_batch_internal.h"
 #include "db/write_delay.h"
 #include "sift/db.h"
 #include "sift/env.h"
@@ -74,14 +76,22 @@ struct WalRecoveryStats {
 class DBImpl final : public DB {
  public:
   // A read_only DB takes no lock and writes nothing (DB::OpenForReadOnly).
-  DBImpl(const Options& options, std::string dbname, bool read_only = false);
+  // options: the DB's, with the default family's; families: the column
+  // families to open besides "default" (DB::Open with descriptors).
+  DBImpl(const Options& options, std::string dbname, bool read_only = false,
+         std::vector<ColumnFamilyDescriptor> families = {});
   ~DBImpl() override;
 
   // Recovers or creates the DB and starts the background threads.
   absl::Status OpenImpl();
-  // Reads the MANIFEST and replays the WALs into mem_, in memory only.
-  // REQUIRES: constructed read_only.
+  // Reads the MANIFEST and replays the WALs into the memtables, in memory
+  // only. REQUIRES: constructed read_only.
   absl::Status OpenReadOnlyImpl();
+  // A new handle on each family named at construction (and "default"),
+  // in the order of names.
+  absl::Status HandlesFor(const std::vector<std::string>& names,
+                          std::vector<std::unique_ptr<ColumnFamilyHandle>>*
+                              handles);
 
   absl::Status Put(const WriteOptions& options, std::string_view key,
                    std::string_view value) override;
@@ -115,21 +125,94 @@ class DBImpl final : public DB {
   absl::Status RebuildFilters() override;
   absl::Status Close() override;
 
+  // ---- Column families (db_impl_column_family.cc)
+  ColumnFamilyHandle* DefaultColumnFamily() const override {
+    return default_handle_.get();
+  }
+  absl::StatusOr<std::unique_ptr<ColumnFamilyHandle>> CreateColumnFamily(
+      const ColumnFamilyOptions& options, const std::string& name) override;
+  absl::Status DropColumnFamily(ColumnFamilyHandle* family) override;
+  absl::Status Put(const WriteOptions& options, ColumnFamilyHandle* family,
+                   std::string_view key, std::string_view value) override;
+  absl::Status Delete(const WriteOptions& options, ColumnFamilyHandle* family,
+                      std::string_view key) override;
+  absl::Status DeleteRange(const WriteOptions& options,
+                           ColumnFamilyHandle* family, std::string_view begin,
+                           std::string_view end) override;
+  absl::Status Get(const ReadOptions& options, ColumnFamilyHandle* family,
+                   std::string_view key, std::string* value) override;
+  std::vector<absl::Status> MultiGet(const ReadOptions& options,
+                                     ColumnFamilyHandle* family,
+                                     absl::Span<const std::string_view> keys,
+                                     std::vector<std::string>* values) override;
+  std::vector<absl::Status> MultiGet(
+      const ReadOptions& options, absl::Span<ColumnFamilyHandle* const> families,
+      absl::Span<const std::string_view> keys,
+      std::vector<std::string>* values) override;
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
+                                        ColumnFamilyHandle* family) override;
+  absl::StatusOr<std::vector<std::unique_ptr<Iterator>>> NewIterators(
+      const ReadOptions& options,
+      const std::vector<ColumnFamilyHandle*>& families) override;
+  absl::Status Flush(ColumnFamilyHandle* family) override;
+  absl::Status CompactRange(ColumnFamilyHandle* family,
+                            std::optional<std::string_view> begin,
+                            std::optional<std::string_view> end) override;
+  std::optional<std::string> GetProperty(ColumnFamilyHandle* family,
+                                         std::string_view name) override;
+  absl::StatusOr<std::vector<uint64_t>> GetApproximateSizes(
+      const SizeApproximationOptions& options, ColumnFamilyHandle* family,
+      absl::Span<const Range> ranges) override;
+
  private:
   struct Writer;
   struct ManualCompaction;
   class SnapshotImpl;
 
+  // ---- db_impl_column_family.cc
+  // The live family `family` names; InvalidArgument naming what is wrong
+  // (null, another DB's handle, a dropped family) for `operation`.
+  absl::StatusOr<ColumnFamilyData*> FamilyOf(const ColumnFamilyHandle* family,
+                                             std::string_view operation) const;
+  // The options of a family: the DB's with its ColumnFamilyOptions.
+  Options FamilyOptions(const ColumnFamilyOptions& cf) const {
+    return Options(options_, cf);
+  }
+  // InvalidArgument unless every family batch writes is live (and, where
+  // it holds a DeleteRange, uses the bytewise comparator).
+  absl::Status CheckBatchFamilies(const WriteBatch* batch) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether CheckBatchFamilies has anything to check: the batch names a
+  // family besides "default", or the default family's comparator is not
+  // bytewise (a DeleteRange is then refused).
+  bool NeedsFamilyCheck(const WriteBatch* batch) const {
+    return WriteBatchInternal::NamesFamilies(batch) ||
+           options_.comparator != BytewiseComparator();
+  }
+  // Creates the families named at construction that the DB lacks
+  // (create_missing_column_families), as Open's last step.
+  absl::Status CreateMissingFamilies() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The checks of Open's descriptors (and what Recover found) before
+  // anything is written: InvalidArgument naming the family.
+  absl::Status CheckRequestedFamilies(
+      const std::vector<std::string>& unopened) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // ---- db_impl_recovery.cc
-  // The tables it writes are added to *edit and held in *outputs until the
-  // caller has installed *edit.
-  absl::Status Recover(VersionEdit* edit, std::vector<PendingOutput>* outputs)
+  // One VersionEdit per family, by ID, installed as one group.
+  using FamilyEdits = std::map<uint32_t, VersionEdit>;
+  // The tables it writes are added to *edits and held in *outputs until
+  // the caller has installed *edits.
+  absl::Status Recover(FamilyEdits* edits, std::vector<PendingOutput>* outputs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Installs *edits (every family's, the log number set) as one group.
+  absl::Status InstallFamilyEdits(FamilyEdits* edits)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CreateNewDatabase() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NoDatabaseError() const;
   // Replays one log as options_.wal_recovery_mode says; *stopped is set
   // when kPointInTimeRecovery stopped at damage in it.
-  absl::Status RecoverLogFile(uint64_t number, VersionEdit* edit,
+  absl::Status RecoverLogFile(uint64_t number, FamilyEdits* edits,
                               std::vector<PendingOutput>* outputs,
                               SequenceNumber* max_sequence, bool* stopped)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -143,6 +226,10 @@ class DBImpl final : public DB {
   WriteBatch* BuildBatchGroup(Writer** last_writer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status NewLogFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A new log, and every family's non-empty memtable becomes its immutable
+  // one, for the background thread to flush (families switch together:
+  // the log number is the DB's). REQUIRES: no immutable memtable.
+  absl::Status SwitchMemTables() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs fn at the front of the writer queue, as a writer no other joins:
   // no write touches the log or the memtable until fn returns (fn may
   // release mu_; writers queue meanwhile).
@@ -150,7 +237,10 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl_checkpoint.cc
+ public:
   struct CheckpointState;
+
+ private:
   // The state a checkpoint copies, taken as the front writer; pins the
   // logs it names (release with UnpinLogs).
   absl::Status CaptureCheckpointState(CheckpointState* state)
@@ -192,10 +282,11 @@ class DBImpl final : public DB {
   // FlushImmutable as the one thread flushing (flush_running_ set
   // meanwhile); nothing if imm_ is gone or another thread is flushing it.
   absl::Status FlushAsTheFlusher() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Writes mem to a new table added to *edit; its PendingOutput goes to
-  // *outputs, for the caller to hold until *edit is installed.
-  absl::Status WriteLevel0Table(MemTable* mem, VersionEdit* edit,
-                                const Version* base,
+  // Writes mem, of family cfd, to a new table added to *edit; its
+  // PendingOutput goes to *outputs, for the caller to hold until *edit is
+  // installed.
+  absl::Status WriteLevel0Table(ColumnFamilyData* cfd, MemTable* mem,
+                                VersionEdit* edit, const Version* base,
                                 std::vector<PendingOutput>* outputs)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A new file number, protected from deletion until the result is dropped
@@ -217,10 +308,11 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status InstallCompaction(Compaction* c)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status RunManual(int level, bool rewrite,
+  absl::Status RunManual(ColumnFamilyData* cfd, int level, bool rewrite,
                          std::optional<std::string_view> begin,
                          std::optional<std::string_view> end);
-  bool NeedsRewrite(const FileMetaData& f, int level) const;
+  bool NeedsRewrite(const ColumnFamilyData& cfd, const FileMetaData& f,
+                    int level) const;
 
   // The sequence a read sees: its snapshot's, or the last published.
   SequenceNumber ReadSequence(const ReadOptions& options) const;
@@ -234,9 +326,47 @@ class DBImpl final : public DB {
   // Background thread: records filter_install_ in the MANIFEST.
   absl::Status InstallReplacementFilter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // Publishes mem_/imm_/current version to readers.
+  // Publishes every family's memtables and current Version to readers,
+  // and the memtables to the front writer (write_mems_).
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::shared_ptr<MemTable> NewMemTable() const;
+  static std::shared_ptr<MemTable> NewMemTable(const ColumnFamilyData& cfd);
+  // Whether some family has an immutable memtable to flush.
+  bool AnyImm() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The reads, for one family.
+  absl::Status GetImpl(const ReadOptions& options, ColumnFamilyData* cfd,
+                       std::string_view key, std::string* value);
+  std::vector<absl::Status> MultiGetImpl(
+      const ReadOptions& options, ColumnFamilyData* cfd,
+      absl::Span<const std::string_view> keys,
+      std::vector<std::string>* values);
+  // MultiGet of keys in cfd through view at seq, into values and
+  // statuses (of keys' size).
+  void MultiGetAt(const ReadOptions& options, ColumnFamilyData* cfd,
+                  const ReadView& view, SequenceNumber seq,
+                  absl::Span<const std::string_view> keys,
+                  absl::Span<std::string> values,
+                  absl::Span<absl::Status> statuses);
+  // An iterator over view (of cfd) at seq.
+  std::unique_ptr<Iterator> NewIteratorAt(const ReadOptions& options,
+                                          ColumnFamilyData* cfd,
+                                          std::shared_ptr<const ReadView> view,
+                                          SequenceNumber seq);
+  std::optional<std::string> GetPropertyImpl(ColumnFamilyData* cfd,
+                                             std::string_view name);
+  absl::Status CompactRangeImpl(ColumnFamilyData* cfd,
+                                std::optional<std::string_view> begin,
+                                std::optional<std::string_view> end);
+  absl::StatusOr<std::vector<uint64_t>> GetApproximateSizesImpl(
+      const SizeApproximationOptions& options, ColumnFamilyData* cfd,
+      absl::Span<const Range> ranges);
+
+ public:
+  // DB::OpenForReadOnly's work (db_impl_read_only.cc), with families.
+  static absl::StatusOr<std::unique_ptr<DB>> OpenForReadOnlyWith(
+      const Options& options, const std::string& path,
+      std::vector<ColumnFamilyDescriptor> families);
+
+ private:
   // FailedPrecondition for `operation` on a DB opened read-only.
   absl::Status ReadOnlyError(std::string_view operation) const;
   // FailedPrecondition for operation on a DB Close has closed.
@@ -257,13 +387,10 @@ class DBImpl final : public DB {
   const std::string dbname_;
   Env* const env_;
   const bool read_only_;
+  // Column families named at construction, besides "default".
+  const std::vector<ColumnFamilyDescriptor> requested_;
   StatisticsImpl stats_;
   std::unique_ptr<BlockCache> block_cache_;
-  std::unique_ptr<TableCache> table_cache_;
-
-  // Destroyed after the members below it: drops every thread's cached
-  // view once nothing can install a new one.
-  ReadViewCache views_;
 
   Mutex mu_;
   CondVar bg_cv_;  // background work done / state changed
@@ -271,10 +398,16 @@ class DBImpl final : public DB {
   // Fixed at construction. Used only with mu_ held, except LastSequence(),
   // which is atomic (readers take their sequence without the mutex).
   const std::unique_ptr<VersionSet> versions_;
-  std::shared_ptr<MemTable> mem_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<MemTable> imm_ ABSL_GUARDED_BY(mu_);
-  // imm_ != nullptr, readable without mu_: a running compaction polls it
-  // to flush the memtable first, so writers never wait out a compaction.
+  // The default family (versions_->default_family()), and its handle.
+  ColumnFamilyData* const default_cf_;
+  const std::unique_ptr<ColumnFamilyHandleImpl> default_handle_;
+  // Each live family's memtable by family ID (null for IDs not live): what
+  // the front writer inserts into without the mutex. Changed (by
+  // InstallReadView) only by the front writer, Open and Close.
+  std::vector<MemTable*> write_mems_;
+  // Some family has an immutable memtable (families switch and flush
+  // together), readable without mu_: a running compaction polls it to
+  // flush the memtables first, so writers never wait out a compaction.
   std::atomic<bool> has_imm_{false};
   std::unique_ptr<WritableFile> logfile_ ABSL_GUARDED_BY(mu_);
   uint64_t logfile_number_ ABSL_GUARDED_BY(mu_) = 0;
@@ -339,6 +472,7 @@ struct DBImpl::ManualCompaction {
   bool rewrite = false;  // rewrite files in place at `level`
   std::optional<std::string> begin, end;
   uint64_t max_file_number = 0;  // rewrite only files older than this
+  ColumnFamilyData* cfd = nullptr;
   bool done = false;
   absl::Status status;
 };

@@ -79,12 +79,18 @@ uint64_t MemTableBytesInRange(const MemTable& mem, const KeyComparator& icmp,
 
 absl::StatusOr<std::vector<uint64_t>> DBImpl::GetApproximateSizes(
     const SizeApproximationOptions& options, absl::Span<const Range> ranges) {
+  return GetApproximateSizesImpl(options, default_cf_, ranges);
+}
+
+absl::StatusOr<std::vector<uint64_t>> DBImpl::GetApproximateSizesImpl(
+    const SizeApproximationOptions& options, ColumnFamilyData* cfd,
+    absl::Span<const Range> ranges) {
   if (!options.include_files && !options.include_memtables) {
     return absl::InvalidArgumentError(
         "GetApproximateSizes: SizeApproximationOptions includes neither "
         "files nor memtables");
   }
-  const ReadViewCache::Ref view = views_.Acquire();
+  const ReadViewCache::Ref view = cfd->views.Acquire();
   const KeyComparator& icmp = view->version->icmp;
   std::vector<uint64_t> sizes;
   sizes.reserve(ranges.size());
@@ -98,7 +104,7 @@ absl::StatusOr<std::vector<uint64_t>> DBImpl::GetApproximateSizes(
     uint64_t size = 0;
     if (options.include_files) {
       ASSIGN_OR_RETURN(size, FileBytesInRange(*view->version, start, limit,
-                                              table_cache_.get()));
+                                              cfd->table_cache()));
     }
     if (options.include_memtables) {
       size += MemTableBytesInRange(*view->mem, icmp, start, limit);

@@ -32,7 +32,7 @@ DBImpl::BackgroundWork DBImpl::NextWork() const {
     return BackgroundWork::kNone;
   }
   // Flushes first: writers wait on a full memtable.
-  if (imm_ != nullptr && !flush_running_) return BackgroundWork::kFlush;
+  if (AnyImm() && !flush_running_) return BackgroundWork::kFlush;
   if ((manual_ != nullptr && !manual_->done) ||
       (filter_install_ != nullptr && !filter_install_->done)) {
     // Runs alone, once the running work is done; no new compaction
@@ -96,19 +96,18 @@ PendingOutput DBImpl::NewPendingOutput() {
   return pending_outputs_.Reserve(versions_->NewFileNumber());
 }
 
-absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
-                                      const Version* base,
+absl::Status DBImpl::WriteLevel0Table(ColumnFamilyData* cfd, MemTable* mem,
+                                      VersionEdit* edit, const Version* base,
                                       std::vector<PendingOutput>* outputs) {
   outputs->push_back(NewPendingOutput());
   const uint64_t number = outputs->back().number();
   auto meta = std::make_shared<FileMetaData>();
   // A flush output is sized as a level-0 file (a budget's allocation gives
   // it a chance for its own keys; the memtable's entries bound them).
-  Options options = options_;
+  Options options = cfd->options();
   options.bloom_filter_fp_chance =
-      TargetFilter(options_,
-                   KeysOf(base != nullptr ? *base : *versions_->current()), 0,
-                   mem->num_entries())
+      TargetFilter(options, KeysOf(base != nullptr ? *base : *cfd->current()),
+                   0, mem->num_entries())
           .fp_chance;
   absl::Status s;
   {
@@ -116,7 +115,7 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
     const std::vector<RangeTombstone> range_tombstones =
         mem->RangeTombstoneList();
     mu_.Unlock();
-    s = BuildTable(dbname_, env_, options, table_cache_.get(), iter.get(),
+    s = BuildTable(dbname_, env_, options, cfd->table_cache(), iter.get(),
                    number, meta.get(), range_tombstones, &stats_);
     mu_.Lock();
   }
@@ -126,12 +125,12 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
       // Placed in the tree as it is now (compactions may have installed
       // while the table was written), above every running compaction
       // that writes its keys; in flight until the caller installs it.
-      level = versions_->FlushLevel(
-          versions_->current()->PickLevelForMemTableOutput(
+      level = cfd->FlushLevel(
+          cfd->current()->PickLevelForMemTableOutput(
               meta->smallest_user_key(), meta->largest_user_key(),
-              options_.max_file_size),
+              options.max_file_size),
           meta->smallest_user_key(), meta->largest_user_key());
-      versions_->SetFlushInFlight(
+      cfd->SetFlushInFlight(
           OutputRange{level, std::string(meta->smallest_user_key()),
                       std::string(meta->largest_user_key())});
     }
@@ -144,20 +143,54 @@ absl::Status DBImpl::WriteLevel0Table(MemTable* mem, VersionEdit* edit,
 
 absl::Status DBImpl::FlushImmutable() {
   mu_.AssertHeld();
-  VersionEdit edit;
-  // Keep the Version alive while the mutex is released.
-  const std::shared_ptr<const Version> base = versions_->current();
-  // The new table's number stays protected until the edit is installed.
+  // Every family's immutable memtable, installed as one atomic group: the
+  // log number moves past them all at once (docs/DESIGN.md, "Column
+  // families").
+  struct FamilyFlush {
+    std::shared_ptr<ColumnFamilyData> cfd;
+    // Kept alive while the mutex is released.
+    std::shared_ptr<const Version> base;
+    std::shared_ptr<MemTable> imm;
+    VersionEdit edit;
+  };
+  std::vector<FamilyFlush> flushes;
+  for (const auto& cfd : versions_->families()) {
+    if (cfd->imm == nullptr) continue;
+    flushes.push_back(FamilyFlush{cfd, cfd->current(), cfd->imm, {}});
+    flushes.back().edit.SetColumnFamily(cfd->id());
+  }
+  // The new tables' numbers stay protected until the edits are installed.
   std::vector<PendingOutput> outputs;
   // Installed even when Close is waiting for it: a table written and
   // left out of the MANIFEST would only be deleted by the next Open.
-  absl::Status s = WriteLevel0Table(imm_.get(), &edit, base.get(), &outputs);
-  // Logs older than the current one hold nothing the tables lack.
-  edit.SetLogNumber(logfile_number_);
-  if (s.ok()) s = versions_->LogAndApply(&edit, &mu_);
-  versions_->SetFlushInFlight(std::nullopt);
+  absl::Status s;
+  std::vector<VersionEdit*> edits;
+  for (FamilyFlush& f : flushes) {
+    if (s.ok()) {
+      s = WriteLevel0Table(f.cfd.get(), f.imm.get(), &f.edit, f.base.get(),
+                           &outputs);
+    }
+    // Logs older than the current one hold nothing the tables lack.
+    f.edit.SetLogNumber(logfile_number_);
+    edits.push_back(&f.edit);
+  }
+  // A family dropped while its table was written has nothing to install.
+  std::erase_if(edits, [this](VersionEdit* e) {
+    return versions_->FamilyById(e->column_family_) == nullptr;
+  });
+  // With nothing to flush (Resume switched empty memtables), the edit
+  // still moves the log number on.
+  VersionEdit log_only;
+  if (edits.empty()) {
+    log_only.SetLogNumber(logfile_number_);
+    edits.push_back(&log_only);
+  }
+  if (s.ok()) s = versions_->LogAndApply(edits, &mu_);
+  for (FamilyFlush& f : flushes) f.cfd->SetFlushInFlight(std::nullopt);
   RETURN_IF_ERROR(s);
-  imm_.reset();
+  for (FamilyFlush& f : flushes) {
+    if (f.cfd->imm == f.imm) f.cfd->imm.reset();
+  }
   has_imm_.store(false, std::memory_order_release);
   InstallReadView();
   DeleteObsoleteFiles();
@@ -166,7 +199,7 @@ absl::Status DBImpl::FlushImmutable() {
 
 absl::Status DBImpl::FlushAsTheFlusher() {
   mu_.AssertHeld();
-  if (imm_ == nullptr || flush_running_) return absl::OkStatus();
+  if (!AnyImm() || flush_running_) return absl::OkStatus();
   flush_running_ = true;
   const absl::Status s = FlushImmutable();
   flush_running_ = false;
@@ -177,13 +210,13 @@ absl::Status DBImpl::Flush() {
   RETURN_IF_ERROR(Write(WriteOptions(), nullptr));
   MutexLock l(&mu_);
   // Closing: a flush already running still finishes (and is installed).
-  while (imm_ != nullptr && bg_error_.ok() &&
+  while (AnyImm() && bg_error_.ok() &&
          (!shutting_down_ || bg_active_ > 0)) {
     bg_cv_.Wait(&mu_);
   }
   RETURN_IF_ERROR(bg_error_);
   // Closed before the flush ran: the memtable is replayed from the log.
-  if (imm_ != nullptr) return ClosedError("Flush");
+  if (AnyImm()) return ClosedError("Flush");
   return absl::OkStatus();
 }
 
@@ -215,6 +248,14 @@ void DBImpl::DeleteObsoleteFiles() {
   live.pinned_logs = log_pins_.empty() ? UINT64_MAX : *log_pins_.begin();
   live.durable_manifest = versions_->durable_manifest_number();
   live.manifest = versions_->manifest_file_number();
+  // Evictions go to every family's cache (a number is in one of them);
+  // the families stay alive while the mutex is released.
+  std::vector<std::shared_ptr<ColumnFamilyData>> families =
+      versions_->families();
+  families.insert(families.end(), versions_->dropped_families().begin(),
+                  versions_->dropped_families().end());
+  std::vector<ColumnFamilyData*> caches;
+  for (const auto& cfd : families) caches.push_back(cfd.get());
   mu_.Unlock();
   auto children = env_->GetChildren(dbname_);
   if (!children.ok()) children.emplace();  // nothing to delete this time
@@ -224,7 +265,9 @@ void DBImpl::DeleteObsoleteFiles() {
     if (!ParseFileName(name, &number, &type) || !live.Obsolete(number, type)) {
       continue;
     }
-    if (type == FileType::kTable) table_cache_->Evict(number);
+    if (type == FileType::kTable) {
+      for (ColumnFamilyData* cfd : caches) cfd->table_cache()->Evict(number);
+    }
     env_->RemoveFile(dbname_ + "/" + name).IgnoreError();
   }
   mu_.Lock();

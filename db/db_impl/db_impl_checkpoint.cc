@@ -29,7 +29,15 @@
 namespace sift {
 
 struct DBImpl::CheckpointState {
-  std::shared_ptr<const Version> version;  // keeps its tables alive
+  // Each family's Version (keeping its tables alive), "default" first.
+  struct Family {
+    uint32_t id;
+    std::string name;
+    std::string comparator;
+    std::shared_ptr<const Version> version;
+  };
+  std::vector<Family> families;
+  uint32_t max_column_family = 0;
   SequenceNumber sequence = 0;
   uint64_t log_number = 0;        // logs below it are wholly in tables
   uint64_t current_log = 0;       // the log being written
@@ -39,30 +47,42 @@ struct DBImpl::CheckpointState {
 
 namespace {
 
-// Writes a MANIFEST numbered manifest_number in dir holding one snapshot
-// record of state, then points CURRENT at it.
+// Writes a MANIFEST numbered manifest_number in dir holding a snapshot of
+// state (one record per family, as VersionSet writes one), then points
+// CURRENT at it.
 absl::Status WriteCheckpointManifest(Env* env, const std::string& dir,
-                                     const Comparator* comparator,
-                                     const Version& version,
-                                     SequenceNumber sequence,
-                                     uint64_t log_number,
+                                     const DBImpl::CheckpointState& state,
                                      uint64_t manifest_number) {
-  VersionEdit edit;
-  edit.SetComparatorName(comparator->Name());
-  edit.SetFormatVersion(kDbFormatVersion);
-  for (int level = 0; level < config::kNumLevels; ++level) {
-    for (const auto& f : version.files[level]) edit.AddFile(level, f);
-  }
-  edit.SetLogNumber(log_number);
-  edit.SetNextFile(manifest_number + 1);
-  edit.SetLastSequence(sequence);
-  std::string record;
-  edit.EncodeTo(&record);
   const std::string name = ManifestFileName(dir, manifest_number);
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
                    env->NewWritableFile(name));
   log::Writer writer(file.get());
-  RETURN_IF_ERROR(writer.AddRecord(record));
+  for (const DBImpl::CheckpointState::Family& family : state.families) {
+    VersionEdit edit;
+    edit.SetComparatorName(family.comparator);
+    if (family.id == 0) {
+      edit.SetFormatVersion(state.max_column_family > 0
+                                ? kDbFormatVersion
+                                : kDbFormatVersionOneFamily);
+      if (state.max_column_family > 0) {
+        edit.SetMaxColumnFamily(state.max_column_family);
+      }
+      edit.SetLogNumber(state.log_number);
+      edit.SetNextFile(manifest_number + 1);
+      edit.SetLastSequence(state.sequence);
+    } else {
+      edit.SetColumnFamily(family.id);
+      edit.AddColumnFamily(family.name);
+    }
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      for (const auto& f : family.version->files[level]) {
+        edit.AddFile(level, f);
+      }
+    }
+    std::string record;
+    edit.EncodeTo(&record);
+    RETURN_IF_ERROR(writer.AddRecord(record));
+  }
   RETURN_IF_ERROR(file->Sync());
   RETURN_IF_ERROR(file->Close());
   // The tables, logs and MANIFEST must be durable before CURRENT names
@@ -89,7 +109,13 @@ absl::Status DBImpl::CaptureCheckpointState(CheckpointState* state) {
   mu_.AssertHeld();
   return RunAsFrontWriter([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     RETURN_IF_ERROR(bg_error_);
-    state->version = versions_->current();
+    state->families.clear();
+    for (const auto& cfd : versions_->families()) {
+      state->families.push_back(CheckpointState::Family{
+          cfd->id(), cfd->name(), cfd->options().comparator->Name(),
+          cfd->current()});
+    }
+    state->max_column_family = versions_->max_column_family();
     state->sequence = versions_->LastSequence();
     state->log_number = versions_->log_number();
     state->current_log = logfile_number_;
@@ -131,8 +157,9 @@ absl::Status DBImpl::CreateCheckpoint(const std::string& dir,
   }
   // Every file the captured Version names: the tables and the replacement
   // filters RebuildFilters wrote for some of them.
+  for (size_t i = 0; i < state.families.size() && s.ok(); ++i) {
   for (int level = 0; level < config::kNumLevels && s.ok(); ++level) {
-    for (const auto& f : state.version->files[level]) {
+    for (const auto& f : state.families[i].version->files[level]) {
       s = LinkOrCopyFile(env_, TableFileName(dbname_, f->number),
                          TableFileName(dir, f->number), f->file_size)
               .status();
@@ -144,6 +171,7 @@ absl::Status DBImpl::CreateCheckpoint(const std::string& dir,
       }
       if (!s.ok()) break;
     }
+  }
   }
   // The logs from log_number on: the older ones are closed (a link or a
   // whole copy), the current one is copied up to its captured length.
@@ -171,9 +199,7 @@ absl::Status DBImpl::CreateCheckpoint(const std::string& dir,
   }
   UnpinLogs(state.log_number);
   if (s.ok()) {
-    s = WriteCheckpointManifest(env_, dir, options_.comparator, *state.version,
-                                state.sequence, state.log_number,
-                                state.next_file);
+    s = WriteCheckpointManifest(env_, dir, state, state.next_file);
   }
   if (!s.ok()) {
     RemoveCheckpointDir(env_, dir);

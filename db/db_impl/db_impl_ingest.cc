@@ -116,7 +116,7 @@ absl::Status DBImpl::IngestExternalFiles(const std::vector<std::string>& paths,
     // have named them, counts as committed and stops writes instead): the
     // ingest's own files, deleted while still protected.
     for (const PendingOutput& n : reserved) {
-      table_cache_->Evict(n.number());
+      default_cf_->table_cache()->Evict(n.number());
       env_->RemoveFile(TableFileName(dbname_, n.number())).IgnoreError();
     }
     return s;
@@ -155,8 +155,10 @@ absl::Status DBImpl::FlushForIngest(const std::vector<ExternalFile>& files,
     }
     return false;
   };
-  const bool mem_overlaps = overlaps(mem_.get());
-  if (!mem_overlaps && !overlaps(imm_.get())) return absl::OkStatus();
+  const bool mem_overlaps = overlaps(default_cf_->mem.get());
+  if (!mem_overlaps && !overlaps(default_cf_->imm.get())) {
+    return absl::OkStatus();
+  }
   if (!allow_blocking_flush) {
     return absl::InvalidArgumentError(
         "IngestExternalFiles: the files overlap the memtable, which would "
@@ -166,15 +168,9 @@ absl::Status DBImpl::FlushForIngest(const std::vector<ExternalFile>& files,
   // Older data first: the memtable waiting for the (idle) background
   // thread, then the live one, as Resume does.
   absl::Status s;
-  if (imm_ != nullptr) s = FlushImmutable();
-  if (s.ok() && mem_overlaps) s = NewLogFile();
-  if (s.ok() && mem_overlaps) {
-    imm_ = std::move(mem_);
-    has_imm_.store(true, std::memory_order_release);
-    mem_ = NewMemTable();
-    InstallReadView();
-    s = FlushImmutable();
-  }
+  if (AnyImm()) s = FlushImmutable();
+  if (s.ok() && mem_overlaps) s = SwitchMemTables();
+  if (s.ok() && mem_overlaps) s = FlushImmutable();
   RecordBackgroundError(s);
   return s;
 }
@@ -197,7 +193,7 @@ absl::Status DBImpl::InstallIngestedFiles(
     return absl::ResourceExhaustedError(
         absl::StrCat("sequence numbers exhausted: ", seq - 1, " + 1"));
   }
-  const std::shared_ptr<const Version> base = versions_->current();
+  const std::shared_ptr<const Version> base = default_cf_->current();
   std::vector<std::shared_ptr<FileMetaData>> metas;
   for (size_t i = 0; i < files.size(); ++i) {
     const ExternalFile& f = files[i];
@@ -222,7 +218,7 @@ absl::Status DBImpl::InstallIngestedFiles(
       if (s.ok()) (*numbers)[i] = final_numbers[i];
     }
     for (size_t i = 0; i < metas.size() && s.ok(); ++i) {
-      s = table_cache_->Open(*metas[i]).status();
+      s = default_cf_->table_cache()->Open(*metas[i]).status();
     }
     mu_.Lock();
   }

@@ -70,6 +70,13 @@ const char* ModeName(WALRecoveryMode mode) {
 }  // namespace
 
 std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
+  return GetPropertyImpl(default_cf_, name);
+}
+
+std::optional<std::string> DBImpl::GetPropertyImpl(ColumnFamilyData* cfd,
+                                                   std::string_view name) {
+  const Options& options = cfd->options();
+  TableCache* const table_cache = cfd->table_cache();
   if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
   const std::string_view what = name.substr(kPrefix.size());
   std::shared_ptr<const Version> v;
@@ -78,12 +85,12 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
     MutexLock l(&mu_);
     // Manual steps count as compactions too: every one registered.
     if (what == "num-running-compactions") {
-      return absl::StrCat(versions_->NumRunning());
+      return absl::StrCat(cfd->NumRunning());
     }
     if (what == "num-running-flushes") return flush_running_ ? "1" : "0";
-    v = versions_->current();
-    mem_bytes = mem_->ApproximateMemoryUsage() +
-                (imm_ != nullptr ? imm_->ApproximateMemoryUsage() : 0);
+    v = cfd->current();
+    mem_bytes = (cfd->mem != nullptr ? cfd->mem->ApproximateMemoryUsage() : 0) +
+                (cfd->imm != nullptr ? cfd->imm->ApproximateMemoryUsage() : 0);
   }
   constexpr std::string_view kNumFiles = "num-files-at-level";
   if (what.substr(0, kNumFiles.size()) == kNumFiles) {
@@ -103,7 +110,7 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
     for (int level = 0; level < config::kNumLevels; ++level) {
       const double target =
           level == 0 ? 0
-                     : static_cast<double>(versions_->MaxBytesForLevel(level)) /
+                     : static_cast<double>(cfd->MaxBytesForLevel(level)) /
                            1048576.0;
       absl::StrAppendFormat(
           &s, "%5d %5d %9.2f %11.1f  %s\n", level, v->NumFiles(level),
@@ -144,9 +151,9 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
         "-");
     // The total row's fp chance column: the options' (or the budget's).
     const std::string target =
-        options_.filter_bits_per_key_budget > 0
-            ? absl::StrFormat("budget:%g", options_.filter_bits_per_key_budget)
-            : absl::StrFormat("%g", options_.bloom_filter_fp_chance);
+        options.filter_bits_per_key_budget > 0
+            ? absl::StrFormat("budget:%g", options.filter_bits_per_key_budget)
+            : absl::StrFormat("%g", options.bloom_filter_fp_chance);
     absl::StrAppendFormat(
         &s, "%-5s %12u %12u %12u %12u %10.6f  %s  %.3f %u\n", "total",
         stats.Get(kBloomFilterChecked), stats.Get(kBloomFilterUseful),
@@ -164,8 +171,8 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
     return absl::StrFormat(
         "memtables: %u\nfilters: %u\nindexes: %u\nblock cache: %u\n"
         "open tables: %d\n",
-        mem_bytes, table_cache_->FilterMemory(), table_cache_->IndexMemory(),
-        block_cache_->TotalCharge(), table_cache_->NumOpenTables());
+        mem_bytes, table_cache->FilterMemory(), table_cache->IndexMemory(),
+        block_cache_->TotalCharge(), table_cache->NumOpenTables());
   }
   if (what == "sstables") {
     std::string s;
@@ -195,10 +202,10 @@ std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
     std::string s = stats.ToString();
     absl::StrAppendFormat(&s, "observed filter fp rate: %.6f (fp chance %g)\n",
                           stats.ObservedFpRate(),
-                          options_.bloom_filter_fp_chance);
+                          options.bloom_filter_fp_chance);
     {
       MutexLock l(&mu_);
-      absl::StrAppend(&s, versions_->LevelSummary(), "\n");
+      absl::StrAppend(&s, cfd->LevelSummary(), "\n");
     }
     return s;
   }

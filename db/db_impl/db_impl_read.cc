@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
 #include "db/db_impl/db_impl.h"
 #include "db/iterator/merging_iterator.h"
 #include "db/iterator/range_del_read.h"
@@ -68,13 +69,18 @@ using BatchVector = absl::InlinedVector<T, 32>;
 
 absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
                          std::string* value) {
+  return GetImpl(options, default_cf_, key, value);
+}
+
+absl::Status DBImpl::GetImpl(const ReadOptions& options, ColumnFamilyData* cfd,
+                             std::string_view key, std::string* value) {
   // Take the view, then the sequence. The other order can lose a key: a
   // flush and a compaction installed in between may drop the version at
   // or below the sequence in favour of a newer one the read cannot see.
   // In this order, anything the view's Version dropped was shadowed by an
   // entry already published (<= seq); entries the view lacks are all newer
   // than everything in it, so the read sees the state as of the view.
-  const ReadViewCache::Ref view = views_.Acquire();
+  const ReadViewCache::Ref view = cfd->views.Acquire();
   const SequenceNumber seq = ReadSequence(options);
   const LookupKey lkey(key, seq);
   LocalStats stats(&stats_);
@@ -86,7 +92,7 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
   k.hash = KeyHash(key);
   k.value = value;
   k.status = &s;
-  const ReadContext ctx{options, table_cache_.get(), &stats,
+  const ReadContext ctx{options, cfd->table_cache(), &stats,
                         HasRangeTombstones(*view)};
   if (!GetFromMemTables(*view, lkey, ctx.range_dels, &k, &stats)) {
     view->version->Get(ctx, &k);
@@ -100,18 +106,84 @@ absl::Status DBImpl::Get(const ReadOptions& options, std::string_view key,
 std::vector<absl::Status> DBImpl::MultiGet(
     const ReadOptions& options, absl::Span<const std::string_view> keys,
     std::vector<std::string>* values) {
-  const size_t n = keys.size();
-  std::vector<absl::Status> statuses(n);
-  values->resize(n);
-  for (std::string& v : *values) v.clear();
-  if (n == 0) return statuses;
+  return MultiGetImpl(options, default_cf_, keys, values);
+}
+
+std::vector<absl::Status> DBImpl::MultiGetImpl(
+    const ReadOptions& options, ColumnFamilyData* cfd,
+    absl::Span<const std::string_view> keys, std::vector<std::string>* values) {
   // One view, then one sequence, for the whole batch (the order: see Get).
-  const ReadViewCache::Ref view = views_.Acquire();
+  const ReadViewCache::Ref view = cfd->views.Acquire();
   const SequenceNumber seq = ReadSequence(options);
+  std::vector<absl::Status> statuses(keys.size());
+  values->resize(keys.size());
+  MultiGetAt(options, cfd, *view, seq, keys, absl::MakeSpan(*values),
+             absl::MakeSpan(statuses));
+  return statuses;
+}
+
+std::vector<absl::Status> DBImpl::MultiGet(
+    const ReadOptions& options, absl::Span<ColumnFamilyHandle* const> families,
+    absl::Span<const std::string_view> keys, std::vector<std::string>* values) {
+  const size_t n = keys.size();
+  values->assign(n, std::string());
+  if (families.size() != n) {
+    return std::vector<absl::Status>(
+        n, absl::InvalidArgumentError(absl::StrCat(
+               "MultiGet: ", families.size(), " column families for ", n,
+               " keys (one per key)")));
+  }
+  std::vector<absl::Status> statuses(n);
+  // The keys of each family, in order of first appearance.
+  struct Group {
+    ColumnFamilyData* cfd;
+    std::shared_ptr<const ReadView> view;
+    std::vector<size_t> at;
+  };
+  std::vector<Group> groups;
+  for (size_t i = 0; i < n; ++i) {
+    absl::StatusOr<ColumnFamilyData*> cfd = FamilyOf(families[i], "MultiGet");
+    if (!cfd.ok()) {
+      statuses[i] = cfd.status();
+      continue;
+    }
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const Group& x) { return x.cfd == *cfd; });
+    if (g == groups.end()) {
+      groups.push_back(Group{*cfd, (*cfd)->views.Acquire().Share(), {}});
+      g = groups.end() - 1;
+    }
+    g->at.push_back(i);
+  }
+  // Every view, then one sequence (the order: see Get).
+  const SequenceNumber seq = ReadSequence(options);
+  for (const Group& g : groups) {
+    std::vector<std::string_view> group_keys;
+    for (size_t i : g.at) group_keys.push_back(keys[i]);
+    std::vector<std::string> group_values(g.at.size());
+    std::vector<absl::Status> group_statuses(g.at.size());
+    MultiGetAt(options, g.cfd, *g.view, seq, group_keys,
+               absl::MakeSpan(group_values), absl::MakeSpan(group_statuses));
+    for (size_t j = 0; j < g.at.size(); ++j) {
+      (*values)[g.at[j]] = std::move(group_values[j]);
+      statuses[g.at[j]] = std::move(group_statuses[j]);
+    }
+  }
+  return statuses;
+}
+
+void DBImpl::MultiGetAt(const ReadOptions& options, ColumnFamilyData* cfd,
+                        const ReadView& view, SequenceNumber seq,
+                        absl::Span<const std::string_view> keys,
+                        absl::Span<std::string> values,
+                        absl::Span<absl::Status> statuses) {
+  const size_t n = keys.size();
+  for (std::string& v : values) v.clear();
+  if (n == 0) return;
   LocalStats stats(&stats_);
   stats.Add(config::kNoLevel, kNumberKeysRead, n);
-  const ReadContext ctx{options, table_cache_.get(), &stats,
-                        HasRangeTombstones(*view)};
+  const ReadContext ctx{options, cfd->table_cache(), &stats,
+                        HasRangeTombstones(view)};
   BatchVector<KeyLookup> batch(n);
   BatchVector<KeyLookup*> pending;  // the keys the memtables left open
   // Their lookup keys, back to back; reserved whole, so never moved.
@@ -126,20 +198,20 @@ std::vector<absl::Status> DBImpl::MultiGet(
     k.user_key = keys[i];
     k.prefix = UserKeyPrefix(keys[i]);
     k.hash = KeyHash(keys[i]);
-    k.value = &(*values)[i];
+    k.value = &values[i];
     k.status = &statuses[i];
     const LookupKey lkey(keys[i], seq);
     const size_t begin = ikeys.size();
     ikeys.append(lkey.internal_key());
     k.internal_key = std::string_view(ikeys).substr(begin);
-    if (!GetFromMemTables(*view, lkey, ctx.range_dels, &k, &stats)) {
+    if (!GetFromMemTables(view, lkey, ctx.range_dels, &k, &stats)) {
       pending.push_back(&k);
     }
   }
   if (!pending.empty()) {
     std::sort(pending.begin(), pending.end(),
-              KeyLookupLess{&view->version->icmp});
-    view->version->MultiGet(ctx, pending);
+              KeyLookupLess{&view.version->icmp});
+    view.version->MultiGet(ctx, pending);
   }
   for (size_t i = 0; i < n; ++i) {
     if (!statuses[i].ok()) continue;
@@ -149,20 +221,26 @@ std::vector<absl::Status> DBImpl::MultiGet(
       statuses[i] = absl::NotFoundError("");  // as Get: no allocation
     }
   }
-  return statuses;
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   // First: see Get. The iterator keeps its own reference to the view.
-  std::shared_ptr<const ReadView> view = views_.Acquire().Share();
-  const SequenceNumber seq = ReadSequence(options);
+  std::shared_ptr<const ReadView> view = default_cf_->views.Acquire().Share();
+  return NewIteratorAt(options, default_cf_, std::move(view),
+                       ReadSequence(options));
+}
+
+std::unique_ptr<Iterator> DBImpl::NewIteratorAt(
+    const ReadOptions& options, ColumnFamilyData* cfd,
+    std::shared_ptr<const ReadView> view, SequenceNumber seq) {
   absl::StatusOr<std::shared_ptr<const FragmentedRangeTombstones>> range_dels =
-      CollectRangeTombstones(*view, table_cache_.get(), seq);
+      CollectRangeTombstones(*view, cfd->table_cache(), seq);
   if (!range_dels.ok()) return NewEmptyIterator(range_dels.status());
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(view->mem->NewIterator());
   if (view->imm != nullptr) children.push_back(view->imm->NewIterator());
-  view->version->AddIterators(options, table_cache_.get(), &stats_, &children);
+  view->version->AddIterators(options, cfd->table_cache(), &stats_,
+                              &children);
   std::unique_ptr<Iterator> it = NewUserIterator(
       view->version->icmp,
       NewMergingIterator(view->version->icmp, std::move(children)), seq,

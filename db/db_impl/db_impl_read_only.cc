@@ -51,6 +51,12 @@ std::string DirectoryFingerprint(Env* env, const std::string& dbname) {
 absl::StatusOr<std::unique_ptr<DB>> DB::OpenForReadOnly(
     const Options& options, const std::string& path) {
   RETURN_IF_ERROR(ValidateOptions(options));
+  return DBImpl::OpenForReadOnlyWith(options, path, {});
+}
+
+absl::StatusOr<std::unique_ptr<DB>> DBImpl::OpenForReadOnlyWith(
+    const Options& options, const std::string& path,
+    std::vector<ColumnFamilyDescriptor> families) {
   if (path.empty()) {
     return absl::InvalidArgumentError(
         "DB::OpenForReadOnly: empty database path");
@@ -59,7 +65,8 @@ absl::StatusOr<std::unique_ptr<DB>> DB::OpenForReadOnly(
   absl::Status s;
   for (int attempt = 0; attempt < kReadOnlyOpenAttempts; ++attempt) {
     const std::string before = DirectoryFingerprint(env, path);
-    auto db = std::make_unique<DBImpl>(options, path, /*read_only=*/true);
+    auto db = std::make_unique<DBImpl>(options, path, /*read_only=*/true,
+                                       families);
     s = db->OpenReadOnlyImpl();
     if (s.ok()) return db;
     // A table deleted between the MANIFEST's read and its open is
@@ -78,10 +85,13 @@ absl::StatusOr<std::unique_ptr<DB>> DB::OpenForReadOnly(
 
 absl::Status DBImpl::OpenReadOnlyImpl() {
   MutexLock l(&mu_);
-  mem_ = NewMemTable();  // Recover replays the logs into it
-  VersionEdit edit;      // what a writable open would log; dropped here
+  // Recover replays the logs into the families' memtables.
+  FamilyEdits edits;  // what a writable open would log; dropped here
   std::vector<PendingOutput> outputs;  // stays empty: no table is written
-  RETURN_IF_ERROR(Recover(&edit, &outputs));
+  RETURN_IF_ERROR(Recover(&edits, &outputs));
+  for (const auto& cfd : versions_->families()) {
+    if (cfd->mem == nullptr) cfd->mem = NewMemTable(*cfd);
+  }
   InstallReadView();
   return absl::OkStatus();
 }

@@ -26,7 +26,7 @@ absl::Status DBImpl::RebuildFilters() {
   {
     MutexLock l(&mu_);
     RETURN_IF_ERROR(bg_error_);
-    const std::shared_ptr<const Version> v = versions_->current();
+    const std::shared_ptr<const Version> v = default_cf_->current();
     const TreeKeys tree = KeysOf(*v);
     for (int level = 0; level < config::kNumLevels; ++level) {
       for (const auto& f : v->files[level]) {
@@ -56,7 +56,7 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
   std::shared_ptr<const Version> v;
   {
     MutexLock l(&mu_);
-    v = versions_->current();
+    v = default_cf_->current();
     const FileList& files = v->files[level];
     if (std::find(files.begin(), files.end(), f) == files.end()) {
       return absl::OkStatus();  // compacted away or moved since listed
@@ -65,7 +65,7 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
   }
   FilterInstall install;
   install.table_number = f->number;
-  absl::StatusOr<std::shared_ptr<const Table>> table = table_cache_->Get(*f);
+  absl::StatusOr<std::shared_ptr<const Table>> table = default_cf_->table_cache()->Get(*f);
   absl::Status s = table.status();
   if (s.ok()) {
     s = WriteFilterFile(dbname_, env_, **table, f->number, target,
@@ -107,7 +107,7 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
 absl::Status DBImpl::InstallReplacementFilter() {
   mu_.AssertHeld();
   FilterInstall* in = filter_install_;
-  const std::shared_ptr<const Version> v = versions_->current();
+  const std::shared_ptr<const Version> v = default_cf_->current();
   int level = -1;
   std::shared_ptr<FileMetaData> old;
   for (int l = 0; l < config::kNumLevels && old == nullptr; ++l) {
@@ -128,7 +128,7 @@ absl::Status DBImpl::InstallReplacementFilter() {
   // Only this thread installs Versions, so the mutex can go while the
   // table is reopened with its new filter for the Version to come.
   mu_.Unlock();
-  absl::Status s = table_cache_->Replace(*meta);
+  absl::Status s = default_cf_->table_cache()->Replace(*meta);
   mu_.Lock();
   if (!s.ok()) {  // the old filter stays; the caller hears why
     in->status = s;

@@ -73,7 +73,23 @@ absl::Status DBImpl::CreateNewDatabase() {
   return versions_->LogAndApply(&first, &mu_);
 }
 
-absl::Status DBImpl::Recover(VersionEdit* edit,
+absl::Status DBImpl::InstallFamilyEdits(FamilyEdits* edits) {
+  mu_.AssertHeld();
+  std::vector<VersionEdit*> group;
+  for (auto& [id, edit] : *edits) {
+    edit.SetColumnFamily(id);
+    edit.SetLogNumber(logfile_number_);
+    group.push_back(&edit);
+  }
+  if (group.empty()) {  // the log number moves on all the same
+    VersionEdit& edit = (*edits)[0];
+    edit.SetLogNumber(logfile_number_);
+    group.push_back(&edit);
+  }
+  return versions_->LogAndApply(group, &mu_);
+}
+
+absl::Status DBImpl::Recover(FamilyEdits* edits,
                              std::vector<PendingOutput>* outputs) {
   mu_.AssertHeld();
   // A read-only open creates nothing, not even the directory or LOCK.
@@ -104,7 +120,16 @@ absl::Status DBImpl::Recover(VersionEdit* edit,
     return absl::FailedPreconditionError(
         absl::StrCat(dbname_, ": database exists (error_if_exists is true)"));
   }
-  RETURN_IF_ERROR(versions_->Recover());
+  std::vector<std::string> unopened;
+  RETURN_IF_ERROR(versions_->Recover(
+      [this](const std::string& name) -> std::optional<ColumnFamilyOptions> {
+        for (const ColumnFamilyDescriptor& d : requested_) {
+          if (d.name == name) return d.options;
+        }
+        return std::nullopt;
+      },
+      &unopened));
+  RETURN_IF_ERROR(CheckRequestedFamilies(unopened));
   if (options_.paranoid_checks) RETURN_IF_ERROR(VerifyAllTables());
 
   // Replay every log at least as new as the MANIFEST's log number, oldest
@@ -156,13 +181,13 @@ absl::Status DBImpl::Recover(VersionEdit* edit,
       continue;
     }
     RETURN_IF_ERROR(
-        RecoverLogFile(number, edit, outputs, &max_sequence, &stopped));
+        RecoverLogFile(number, edits, outputs, &max_sequence, &stopped));
   }
   versions_->SetLastSequence(max_sequence);
   return absl::OkStatus();
 }
 
-absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
+absl::Status DBImpl::RecoverLogFile(uint64_t number, FamilyEdits* edits,
                                     std::vector<PendingOutput>* outputs,
                                     SequenceNumber* max_sequence,
                                     bool* stopped) {
@@ -174,9 +199,30 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
   log::Reader reader(contents, name, mode);
   std::string scratch;
   std::string_view record;
-  // Read-only, every log goes into mem_ and stays in memory; otherwise
-  // each log's writes go to level-0 tables.
-  std::shared_ptr<MemTable> mem = read_only_ ? mem_ : nullptr;
+  // Read-only, every log goes into the families' memtables and stays in
+  // memory; otherwise each log's writes go to level-0 tables. By family
+  // ID; an ID without a family (dropped) has its entries skipped.
+  std::vector<std::shared_ptr<MemTable>> mems;
+  std::vector<ColumnFamilyData*> cfds;
+  for (const auto& cfd : versions_->families()) {
+    if (cfds.size() <= cfd->id()) {
+      cfds.resize(cfd->id() + 1);
+      mems.resize(cfd->id() + 1);
+    }
+    cfds[cfd->id()] = cfd.get();
+    if (read_only_) {
+      if (cfd->mem == nullptr) cfd->mem = NewMemTable(*cfd);
+      mems[cfd->id()] = cfd->mem;
+    }
+  }
+  std::vector<MemTable*> targets(mems.size());
+  // Writes mems[id] to a table and starts it anew.
+  auto write_table = [&](size_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    absl::Status s = WriteLevel0Table(cfds[id], mems[id].get(), &(*edits)[id],
+                                      nullptr, outputs);
+    mems[id].reset();
+    return s;
+  };
   WriteBatch batch;
   std::optional<SequenceNumber> last_in_log;
   ++wal_recovery_.logs;
@@ -204,16 +250,24 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
       *stopped = true;
       break;
     }
-    if (mem == nullptr) mem = NewMemTable();
-    RETURN_IF_ERROR(WriteBatchInternal::InsertInto(&batch, mem.get()));
+    for (size_t id = 0; id < mems.size(); ++id) {
+      if (cfds[id] != nullptr && mems[id] == nullptr) {
+        mems[id] = NewMemTable(*cfds[id]);
+      }
+      targets[id] = mems[id].get();
+    }
+    RETURN_IF_ERROR(WriteBatchInternal::InsertInto(&batch, targets));
     ++wal_recovery_.records;
     const SequenceNumber last =
         WriteBatchInternal::Sequence(&batch) + batch.Count() - 1;
     if (batch.Count() > 0 && last > *max_sequence) *max_sequence = last;
-    if (!read_only_ && mem->ApproximateMemoryUsage() - mem->FilterMemory() >
-                           options_.write_buffer_size) {
-      RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr, outputs));
-      mem.reset();
+    for (size_t id = 0; !read_only_ && id < mems.size(); ++id) {
+      const MemTable* mem = mems[id].get();
+      if (mem != nullptr &&
+          mem->ApproximateMemoryUsage() - mem->FilterMemory() >
+              cfds[id]->options().write_buffer_size) {
+        RETURN_IF_ERROR(write_table(id));
+      }
     }
   }
   RETURN_IF_ERROR(reader.status());
@@ -225,20 +279,25 @@ absl::Status DBImpl::RecoverLogFile(uint64_t number, VersionEdit* edit,
   if (mode == WALRecoveryMode::kPointInTimeRecovery && reader.dropped_tail()) {
     *stopped = true;
   }
-  if (!read_only_ && mem != nullptr && !mem->empty()) {
-    RETURN_IF_ERROR(WriteLevel0Table(mem.get(), edit, nullptr, outputs));
+  for (size_t id = 0; !read_only_ && id < mems.size(); ++id) {
+    if (mems[id] != nullptr && !mems[id]->empty()) {
+      RETURN_IF_ERROR(write_table(id));
+    }
   }
   return absl::OkStatus();
 }
 
 absl::Status DBImpl::VerifyAllTables() {
   mu_.AssertHeld();
-  const auto v = versions_->current();
-  for (const auto& level : v->files) {
-    for (const auto& f : level) {
-      ASSIGN_OR_RETURN(std::shared_ptr<const Table> t, table_cache_->Get(*f));
-      RETURN_IF_ERROR(t->VerifyChecksum());
-      RETURN_IF_ERROR(t->filter_status());
+  for (const auto& cfd : versions_->families()) {
+    const auto v = cfd->current();
+    for (const auto& level : v->files) {
+      for (const auto& f : level) {
+        ASSIGN_OR_RETURN(std::shared_ptr<const Table> t,
+                         cfd->table_cache()->Get(*f));
+        RETURN_IF_ERROR(t->VerifyChecksum());
+        RETURN_IF_ERROR(t->filter_status());
+      }
     }
   }
   return absl::OkStatus();

@@ -17,23 +17,17 @@ absl::Status DBImpl::ResumeAsFrontWriter() {
   // bg_error_ stays set until the end, so writers keep failing (and the
   // background thread stays idle) while the mutex is released below.
   absl::Status s;
-  // A memtable whose flush failed goes first: its log number is the
-  // current log's, which still holds mem_'s writes.
-  if (imm_ != nullptr) s = FlushImmutable();
+  // Memtables whose flush failed go first: their log number is the
+  // current log's, which still holds the live memtables' writes.
+  if (AnyImm()) s = FlushImmutable();
   // A failed WAL write may have left a partial record at the log's end,
   // and later records must not follow it (Open would take that for
   // damage in the middle). So writes go to a new log, and the memtable
   // goes to a table, which retires the old log. The MANIFEST record this
   // writes (to a new MANIFEST, if writing the old one failed) also settles
   // a state on disk a failed MANIFEST write left in doubt.
-  if (s.ok()) s = NewLogFile();
-  if (s.ok()) {
-    imm_ = std::move(mem_);
-    has_imm_.store(true, std::memory_order_release);
-    mem_ = NewMemTable();
-    InstallReadView();
-    s = FlushImmutable();
-  }
+  if (s.ok()) s = SwitchMemTables();
+  if (s.ok()) s = FlushImmutable();
   if (s.ok()) {
     bg_error_ = absl::OkStatus();
     DeleteObsoleteFiles();

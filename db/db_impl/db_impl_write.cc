@@ -65,15 +65,6 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   RETURN_IF_ERROR(CheckWritable(batch == nullptr ? "Flush" : "Write"));
   // A batch that refused an entry (too large) is refused whole.
   if (batch != nullptr) RETURN_IF_ERROR(batch->status());
-  // Range tombstones are fragmented and compared bytewise
-  // (table/range_tombstone.h): refused under any other comparator rather
-  // than deleting the wrong keys.
-  if (batch != nullptr && options_.comparator != BytewiseComparator() &&
-      WriteBatchInternal::HasRangeDeletion(batch)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("DeleteRange needs the bytewise comparator; this DB uses ",
-                     options_.comparator->Name()));
-  }
   Writer w(batch, options.sync);
   MutexLock l(&mu_);
   writers_.push_back(&w);
@@ -83,9 +74,18 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   }
   if (w.done) return w.status;
 
-  absl::Status status = MakeRoomForWrite(
+  // The families the batch writes must be live (checked at the front:
+  // a drop runs as the front writer, so none goes between the check and
+  // the write).
+  absl::Status status;
+  if (batch != nullptr && NeedsFamilyCheck(batch)) {
+    status = CheckBatchFamilies(batch);
+  }
+  if (status.ok()) {
+    status = MakeRoomForWrite(
       batch == nullptr,
       batch == nullptr ? 0 : WriteBatchInternal::Contents(batch).size());
+  }
   SequenceNumber last_sequence = versions_->LastSequence();
   Writer* last_writer = &w;
   if (status.ok() && batch != nullptr) {
@@ -101,7 +101,7 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
     last_sequence += count;
     const std::string_view record = WriteBatchInternal::Contents(group);
     const bool sync = options.sync;
-    MemTable* mem = mem_.get();
+    const absl::Span<MemTable* const> mems = write_mems_;
     log::Writer* log = log_.get();
     WritableFile* logfile = logfile_.get();
     {
@@ -111,7 +111,7 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
       if (status.ok()) status = log->AddRecord(record);
       if (status.ok()) status = logfile->Flush();
       if (status.ok() && sync) status = logfile->Sync();
-      if (status.ok()) status = WriteBatchInternal::InsertInto(group, mem);
+      if (status.ok()) status = WriteBatchInternal::InsertInto(group, mems);
       mu_.Lock();
     }
     if (status.ok()) {
@@ -188,6 +188,10 @@ WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
     Writer* w = *it;
     if (w->sync && !first->sync) break;
     if (w->batch == nullptr) break;  // a forced switch goes alone
+    // A batch naming a family that is not live fails alone, at the front.
+    if (NeedsFamilyCheck(w->batch) && !CheckBatchFamilies(w->batch).ok()) {
+      break;
+    }
     size += WriteBatchInternal::ByteSize(w->batch);
     if (size > max_size) break;
     if (result == first->batch) {
@@ -245,6 +249,19 @@ absl::Status DBImpl::NewLogFile() {
   return absl::OkStatus();
 }
 
+absl::Status DBImpl::SwitchMemTables() {
+  mu_.AssertHeld();
+  RETURN_IF_ERROR(NewLogFile());
+  for (const auto& cfd : versions_->families()) {
+    if (cfd->mem->empty()) continue;
+    cfd->imm = std::move(cfd->mem);
+    cfd->mem = NewMemTable(*cfd);
+  }
+  has_imm_.store(true, std::memory_order_release);
+  InstallReadView();
+  return absl::OkStatus();
+}
+
 absl::Status DBImpl::MakeRoomForWrite(bool force, size_t bytes) {
   mu_.AssertHeld();
   bool allow_delay = !force;
@@ -255,8 +272,21 @@ absl::Status DBImpl::MakeRoomForWrite(bool force, size_t bytes) {
     // Closing: the background thread flushes nothing more, and the log
     // is about to close.
     if (shutting_down_) return ClosedError(force ? "Flush" : "Write");
-    const int l0_files = versions_->current()->NumFiles(0);
-    const size_t used = mem_->ApproximateMemoryUsage() - mem_->FilterMemory();
+    // The families switch their memtables together (one log: a log is
+    // retired once every family's data in it is in tables), when any one
+    // is full; writes slow and stop by the deepest level 0.
+    int l0_files = 0;
+    bool full = false, all_empty = true;
+    for (const auto& cfd : versions_->families()) {
+      l0_files = std::max(l0_files, cfd->current()->NumFiles(0));
+      const MemTable& mem = *cfd->mem;
+      // An empty memtable takes any write: its fixed overhead alone may
+      // exceed a small write_buffer_size, and switching it for another
+      // empty one would loop forever.
+      full |= !mem.empty() && mem.ApproximateMemoryUsage() - mem.FilterMemory() >
+                                  cfd->options().write_buffer_size;
+      all_empty &= mem.empty();
+    }
     if (allow_delay && l0_files >= slowdown) {
       // Give compaction time in proportion to the bytes written (see
       // db/write_delay.h), rather than stall writers all at once later.
@@ -269,16 +299,12 @@ absl::Status DBImpl::MakeRoomForWrite(bool force, size_t bytes) {
         mu_.Lock();
       }
       allow_delay = false;
-    } else if (!force &&
-               (used <= options_.write_buffer_size || mem_->empty())) {
-      // An empty memtable takes any write: its fixed overhead alone may
-      // exceed a small write_buffer_size, and switching it for another
-      // empty one would loop forever.
+    } else if (!force && !full) {
       return absl::OkStatus();
-    } else if (force && mem_->empty()) {
+    } else if (force && all_empty) {
       return absl::OkStatus();  // nothing to flush
-    } else if (imm_ != nullptr) {
-      // The previous memtable is still being flushed.
+    } else if (AnyImm()) {
+      // The previous memtables are still being flushed.
       const uint64_t start = env_->NowMicros();
       bg_cv_.Wait(&mu_);
       stats_.Add(config::kNoLevel, kStallMicros, env_->NowMicros() - start);
@@ -288,11 +314,7 @@ absl::Status DBImpl::MakeRoomForWrite(bool force, size_t bytes) {
       bg_cv_.Wait(&mu_);
       stats_.Add(config::kNoLevel, kStallMicros, env_->NowMicros() - start);
     } else {
-      RETURN_IF_ERROR(NewLogFile());
-      imm_ = std::move(mem_);
-      has_imm_.store(true, std::memory_order_release);
-      mem_ = NewMemTable();
-      InstallReadView();
+      RETURN_IF_ERROR(SwitchMemTables());
       force = false;
       bg_cv_.SignalAll();  // wake the background thread: a flush is due
     }

@@ -47,6 +47,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "sift/column_family.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
 #include "sift/statistics.h"
@@ -104,6 +105,30 @@ class DB {
   // during every attempt, the result is Unavailable naming the last error.
   static absl::StatusOr<std::unique_ptr<DB>> OpenForReadOnly(
       const Options& options, const std::string& path);
+
+  // Opens the database at path with its column families
+  // (sift/column_family.h). Every family the database has must be listed,
+  // "default" included (else InvalidArgument naming those missing); a
+  // listed family the database lacks is created with
+  // DBOptions::create_missing_column_families, else InvalidArgument naming
+  // it. Duplicate or empty names are InvalidArgument. *handles gets one
+  // handle per descriptor, in order, each owned by the caller and
+  // destroyed before the DB (the DB's own handle on "default" is
+  // DefaultColumnFamily()). Each family is opened with its descriptor's
+  // options; the DB-wide ones come from `options`.
+  static absl::StatusOr<std::unique_ptr<DB>> Open(
+      const DBOptions& options, const std::string& path,
+      const std::vector<ColumnFamilyDescriptor>& families,
+      std::vector<std::unique_ptr<ColumnFamilyHandle>>* handles);
+  // The same, read-only (as OpenForReadOnly above); families the database
+  // has may be left out (as RocksDB), and none is created.
+  static absl::StatusOr<std::unique_ptr<DB>> OpenForReadOnly(
+      const DBOptions& options, const std::string& path,
+      const std::vector<ColumnFamilyDescriptor>& families,
+      std::vector<std::unique_ptr<ColumnFamilyHandle>>* handles);
+  // The names of the database's column families, "default" first.
+  static absl::StatusOr<std::vector<std::string>> ListColumnFamilies(
+      const DBOptions& options, const std::string& path);
 
   DB() = default;
   DB(const DB&) = delete;
@@ -350,6 +375,67 @@ class DB {
   // current filter). Files whose options call for no filter keep the one
   // they have. Blocks until done; FailedPrecondition on a read-only DB.
   virtual absl::Status RebuildFilters() = 0;
+
+  // ---- Column families (sift/column_family.h). The methods above without
+  // a handle mean the default family; these take the family right after
+  // the options argument (first where there is none). A handle of another
+  // DB, or of a dropped family, is InvalidArgument naming it.
+
+  // The default family's handle, owned by the DB.
+  virtual ColumnFamilyHandle* DefaultColumnFamily() const = 0;
+  // Adds a family; InvalidArgument for an empty name or one in use.
+  virtual absl::StatusOr<std::unique_ptr<ColumnFamilyHandle>>
+  CreateColumnFamily(const ColumnFamilyOptions& options,
+                     const std::string& name) = 0;
+  // Removes a family and its data; InvalidArgument for "default". Its
+  // files are deleted once no iterator reads them; the handle stays valid
+  // for GetName until destroyed.
+  virtual absl::Status DropColumnFamily(ColumnFamilyHandle* family) = 0;
+
+  virtual absl::Status Put(const WriteOptions& options,
+                           ColumnFamilyHandle* family, std::string_view key,
+                           std::string_view value) = 0;
+  virtual absl::Status Delete(const WriteOptions& options,
+                              ColumnFamilyHandle* family,
+                              std::string_view key) = 0;
+  virtual absl::Status DeleteRange(const WriteOptions& options,
+                                   ColumnFamilyHandle* family,
+                                   std::string_view begin,
+                                   std::string_view end) = 0;
+  virtual absl::Status Get(const ReadOptions& options,
+                           ColumnFamilyHandle* family, std::string_view key,
+                           std::string* value) = 0;
+  // MultiGet of one family.
+  virtual std::vector<absl::Status> MultiGet(
+      const ReadOptions& options, ColumnFamilyHandle* family,
+      absl::Span<const std::string_view> keys,
+      std::vector<std::string>* values) = 0;
+  // MultiGet across families: keys[i] is read in families[i] (the two
+  // spans have one size, else every status is InvalidArgument), all at one
+  // sequence.
+  virtual std::vector<absl::Status> MultiGet(
+      const ReadOptions& options, absl::Span<ColumnFamilyHandle* const> families,
+      absl::Span<const std::string_view> keys,
+      std::vector<std::string>* values) = 0;
+  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
+                                                ColumnFamilyHandle* family) = 0;
+  // One iterator per family, all over one state (one sequence).
+  virtual absl::StatusOr<std::vector<std::unique_ptr<Iterator>>> NewIterators(
+      const ReadOptions& options,
+      const std::vector<ColumnFamilyHandle*>& families) = 0;
+  // Flushes every family's memtable (families flush together, so that one
+  // WAL serves them all: docs/DESIGN.md, "Column families").
+  virtual absl::Status Flush(ColumnFamilyHandle* family) = 0;
+  virtual absl::Status CompactRange(ColumnFamilyHandle* family,
+                                    std::optional<std::string_view> begin,
+                                    std::optional<std::string_view> end) = 0;
+  // The properties above, of one family; sift.stats and sift.filter-stats
+  // count reads of every family.
+  virtual std::optional<std::string> GetProperty(ColumnFamilyHandle* family,
+                                                 std::string_view name) = 0;
+  virtual absl::StatusOr<std::vector<uint64_t>> GetApproximateSizes(
+      const SizeApproximationOptions& options, ColumnFamilyHandle* family,
+      absl::Span<const Range> ranges) = 0;
 };
 
 // What RepairDB kept and set aside.

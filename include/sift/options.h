@@ -112,6 +112,11 @@ struct DBOptions {
   // DBOptions: it concerns the directory.
   bool error_if_exists = false;
 
+  // DB::Open with column families: create each listed family the database
+  // lacks (else Open fails with InvalidArgument naming it). Default: false.
+  // DBOptions: it concerns the families of the database as a whole.
+  bool create_missing_column_families = false;
+
   // Verify every table when the database is opened: read each block of
   // every live SSTable, check its checksum and that the blocks tile the file,
   // check its filter, and fail Open with DataLoss (naming file and offset)

@@ -18,6 +18,8 @@
 
 namespace sift {
 
+class ColumnFamilyHandle;
+
 class WriteBatch {
  public:
   WriteBatch();
@@ -40,6 +42,17 @@ class WriteBatch {
   // (bytewise) is refused like an oversized entry: status() turns
   // InvalidArgument naming both keys. Both keys are limited to kMaxKeySize.
   void DeleteRange(std::string_view begin, std::string_view end);
+
+  // The same, in a column family (sift/column_family.h); null means the
+  // default family. One DB::Write of the batch is atomic across every
+  // family it names, also across a crash. The family is named by its ID:
+  // a handle of another DB, or of a family dropped before the Write, makes
+  // the Write InvalidArgument (nothing written).
+  void Put(ColumnFamilyHandle* family, std::string_view key,
+           std::string_view value);
+  void Delete(ColumnFamilyHandle* family, std::string_view key);
+  void DeleteRange(ColumnFamilyHandle* family, std::string_view begin,
+                   std::string_view end);
 
   // Adds source's entries after this batch's, as LevelDB's Append. If
   // source refused an entry, this batch takes its status(), so DB::Write
@@ -64,6 +77,21 @@ class WriteBatch {
     virtual void Put(std::string_view key, std::string_view value) = 0;
     virtual void Delete(std::string_view key) = 0;
     virtual void DeleteRange(std::string_view begin, std::string_view end) = 0;
+    // Entries of a column family by its ID (0: the default family, whose
+    // entries also come here). The defaults pass the default family's on
+    // to Put, Delete and DeleteRange and skip the others, so a Handler
+    // that does not override these sees the default family only.
+    virtual void PutCF(uint32_t family, std::string_view key,
+                       std::string_view value) {
+      if (family == 0) Put(key, value);
+    }
+    virtual void DeleteCF(uint32_t family, std::string_view key) {
+      if (family == 0) Delete(key);
+    }
+    virtual void DeleteRangeCF(uint32_t family, std::string_view begin,
+                               std::string_view end) {
+      if (family == 0) DeleteRange(begin, end);
+    }
   };
   absl::Status Iterate(Handler* handler) const;
 
@@ -71,9 +99,15 @@ class WriteBatch {
   friend class WriteBatchInternal;
   // False, setting status_, if the entry must not be added.
   bool Admit(std::string_view key, std::string_view value);
+  // Adds the tag of an entry of `family`: the default family's entries
+  // keep the single-family tags, others get the family tags with the ID.
+  void AddTag(uint32_t family, char default_tag, char family_tag);
 
   std::string rep_;  // the WAL payload format of db/FORMAT.md
   absl::Status status_;
+  // Some entry may be of a family besides "default" (so DB::Write checks
+  // the families it names).
+  bool names_families_ = false;
 };
 
 }  // namespace sift
