@@ -416,6 +416,11 @@ absl::Status VersionSet::ReadManifest(const std::string& name,
           Replay::Family f;
           f.cfd = NewFamily(id, family, o);
           f.builder = std::make_unique<Builder>(f.cfd->current().get());
+          // A snapshot's record adds the family with its files.
+          f.builder->Apply(e);
+          for (auto& cp : e.compact_pointers_) {
+            f.cfd->SetCompactPointer(cp.first, cp.second);
+          }
           replay->opened[id] = std::move(f);
         }
       } else if (e.column_family_drop_) {
@@ -472,6 +477,9 @@ absl::StatusOr<std::vector<std::string>> VersionSet::ListColumnFamilies(
   VersionSet versions(dbname, options, nullptr, env);
   Replay replay;
   replay.check_comparators = false;
+  replay.opened[0] = Replay::Family{
+      versions.families_[0],
+      std::make_unique<Builder>(versions.families_[0]->current().get())};
   absl::Status s = versions.ReadManifest(manifest.first, &replay);
   if (absl::IsNotFound(s)) {
     return absl::DataLossError(absl::StrCat("CURRENT names ", manifest.first,
