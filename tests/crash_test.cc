@@ -11,6 +11,11 @@
 // exactly the writes up to the last ack, or those plus the one write in
 // flight (all of it or none of it). The next cycle reuses the DB.
 //
+// ProcessCrashAcrossFamilies: the same, with every batch also written to
+// two more column families (one with another comparator and fp chance) in
+// the same WriteBatch; after each kill the two must hold exactly what the
+// default family holds: a batch is all-or-nothing across families.
+//
 // MachineCrash: FaultInjectionEnv drops everything not synced, as a power
 // loss would; every synced write must survive, and what survives must be a
 // prefix of the writes (no holes, no torn batch).
@@ -29,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -43,6 +49,7 @@
 #include "sift/env.h"
 #include "tests/testutil/expected_state.h"
 #include "tests/testutil/fault_env.h"
+#include "tests/testutil/test_comparators.h"
 #include "tests/testutil/testutil.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
@@ -74,6 +81,53 @@ Options CrashOptions() {
   // Two compactions and a flush may be in flight when the crash comes.
   o.max_background_jobs = 3;
   return o;
+}
+
+// The families of the cross-family mode besides "default": batches write
+// the same entries to each.
+ColumnFamilyOptions MirrorOptions(int i) {
+  ColumnFamilyOptions o = CrashOptions();
+  if (i == 0) {
+    o.bloom_filter_fp_chance = 0.1;
+    o.write_buffer_size = 48 << 10;
+  } else {
+    o.comparator = test::ReverseBytewiseComparator();
+    o.bloom_filter_fp_chance = 0.001;
+  }
+  return o;
+}
+constexpr int kMirrors = 2;
+
+std::vector<ColumnFamilyDescriptor> CrashFamilies() {
+  std::vector<ColumnFamilyDescriptor> fams = {
+      {kDefaultColumnFamilyName, CrashOptions()}};
+  for (int i = 0; i < kMirrors; ++i) {
+    fams.emplace_back(absl::StrCat("mirror", i), MirrorOptions(i));
+  }
+  return fams;
+}
+
+// The DB of the crash loops; with families, their handles in *handles
+// (created if missing).
+absl::StatusOr<std::unique_ptr<DB>> OpenCrashDB(
+    const std::string& path, bool families,
+    std::vector<std::unique_ptr<ColumnFamilyHandle>>* handles) {
+  if (!families) return DB::Open(CrashOptions(), path);
+  DBOptions o = CrashOptions();
+  o.create_missing_column_families = true;
+  return DB::Open(o, path, CrashFamilies(), handles);
+}
+
+// Every entry of family h, in bytewise order.
+absl::StatusOr<std::map<std::string, std::string>> Contents(
+    DB* db, ColumnFamilyHandle* h) {
+  std::map<std::string, std::string> out;
+  std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions(), h);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    out.emplace(std::string(it->key()), std::string(it->value()));
+  }
+  if (!it->status().ok()) return it->status();
+  return out;
 }
 
 // A random write on keys starting with `prefix`. Values name the cycle
@@ -214,7 +268,7 @@ std::string AckLogName(const std::string& dir, int cycle, int t) {
 // One writer thread of the child: its own keys, its own expected-state
 // file. Exits the process on any failure.
 void WriterLoop(DB* db, const std::string& log, int cycle, int t,
-                uint64_t seed) {
+                uint64_t seed, std::vector<ColumnFamilyHandle*> mirrors) {
   AckLogWriter acks(log);
   if (!acks.ok()) _exit(10);
   const std::string prefix = WriterPrefix(t);
@@ -224,6 +278,15 @@ void WriterLoop(DB* db, const std::string& log, int cycle, int t,
   for (uint64_t id = 1;; ++id) {
     WriteOps ops = RandomWrite(&rnd, cycle, id, prefix);
     WriteBatch batch = test::ToBatch(ops);
+    for (ColumnFamilyHandle* h : mirrors) {
+      for (const auto& [key, value] : ops) {
+        if (value.has_value()) {
+          batch.Put(h, key, *value);
+        } else {
+          batch.Delete(h, key);
+        }
+      }
+    }
     if (!acks.Intent(id, ops)) _exit(12);
     absl::Status s = db->Write(rnd.OneIn(100) ? sync : nosync, &batch);
     if (!s.ok()) {
@@ -263,20 +326,24 @@ void RebuildLoop(DB* db, uint64_t seed) {
 // so old files have stale filters, and one more thread rebuilds them.
 [[noreturn]] void RunChild(const std::string& dbpath, const std::string& dir,
                            int cycle, int writers, uint64_t seed,
-                           bool rebuild_filters) {
+                           bool rebuild_filters, bool families) {
   Options options = CrashOptions();
   if (rebuild_filters) {
     options.bloom_filter_fp_chance = cycle % 2 == 0 ? 0.001 : 0.02;
   }
-  auto db = DB::Open(options, dbpath);
+  std::vector<std::unique_ptr<ColumnFamilyHandle>> handles;
+  auto db = families ? OpenCrashDB(dbpath, true, &handles)
+                     : DB::Open(options, dbpath);
   if (!db.ok()) {
     std::fprintf(stderr, "child: open: %s\n", db.status().ToString().c_str());
     _exit(11);
   }
+  std::vector<ColumnFamilyHandle*> mirrors;
+  for (size_t i = 1; i < handles.size(); ++i) mirrors.push_back(handles[i].get());
   std::vector<std::thread> threads;
   for (int t = 0; t < writers; ++t) {
     threads.emplace_back(WriterLoop, db->get(), AckLogName(dir, cycle, t),
-                         cycle, t, seed + static_cast<uint64_t>(t));
+                         cycle, t, seed + static_cast<uint64_t>(t), mirrors);
   }
   if (rebuild_filters) threads.emplace_back(RebuildLoop, db->get(), ~seed);
   for (std::thread& th : threads) th.join();  // never: they run forever
@@ -293,14 +360,16 @@ int KillDelayMicros(Random* rnd) {
 
 // The SIGKILL loop (see the top of the file), with RebuildFilters running
 // beside the writers if rebuild_filters.
-void ProcessCrashLoop(uint64_t default_seed, bool rebuild_filters) {
+void ProcessCrashLoop(uint64_t default_seed, bool rebuild_filters,
+                      bool families = false) {
   const uint64_t seed = test::TestSeed(default_seed);
   const int cycles = Cycles(20);
-  std::printf("seed %llu, %d cycles%s\n", static_cast<unsigned long long>(seed),
-              cycles,
-              rebuild_filters ? ", RebuildFilters beside the writers" : "");
-  const std::string dir =
-      test::TempDir(rebuild_filters ? "crash_rebuild" : "crash");
+  std::printf("seed %llu, %d cycles%s%s\n",
+              static_cast<unsigned long long>(seed), cycles,
+              rebuild_filters ? ", RebuildFilters beside the writers" : "",
+              families ? ", batches across 3 column families" : "");
+  const std::string dir = test::TempDir(
+      rebuild_filters ? "crash_rebuild" : families ? "crash_cf" : "crash");
   const std::string dbpath = dir + "/db";
   Random rnd(seed);
   std::vector<ExpectedState> models;
@@ -313,7 +382,8 @@ void ProcessCrashLoop(uint64_t default_seed, bool rebuild_filters) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
     if (pid == 0) {
-      RunChild(dbpath, dir, cycle, writers, child_seed, rebuild_filters);
+      RunChild(dbpath, dir, cycle, writers, child_seed, rebuild_filters,
+               families);
     }
     usleep(static_cast<useconds_t>(KillDelayMicros(&rnd)));
     ASSERT_EQ(kill(pid, SIGKILL), 0);
@@ -323,8 +393,23 @@ void ProcessCrashLoop(uint64_t default_seed, bool rebuild_filters) {
         << "cycle " << cycle << ": the child exited by itself with status "
         << (WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
 
-    auto db = DB::Open(CrashOptions(), dbpath);
+    std::vector<std::unique_ptr<ColumnFamilyHandle>> handles;
+    auto db = OpenCrashDB(dbpath, families, &handles);
     ASSERT_TRUE(db.ok()) << "cycle " << cycle << ": " << db.status();
+    if (families) {
+      // Each batch all-or-nothing across families: every mirror holds
+      // exactly what "default" holds.
+      auto want = Contents(db->get(), handles[0].get());
+      ASSERT_TRUE(want.ok()) << want.status();
+      for (int i = 1; i <= kMirrors; ++i) {
+        auto got = Contents(db->get(), handles[i].get());
+        ASSERT_TRUE(got.ok()) << got.status();
+        ASSERT_TRUE(*got == *want)
+            << "cycle " << cycle << " (seed " << seed << "): family "
+            << handles[i]->GetName() << " holds " << got->size()
+            << " keys, default " << want->size();
+      }
+    }
     int acked = 0, cycle_in_flight = 0, cycle_found = 0;
     for (int t = 0; t < kMaxWriters; ++t) {
       absl::StatusOr<int> acks =
@@ -360,6 +445,10 @@ TEST(CrashTest, ProcessCrashLosesNoAcknowledgedWrite) {
 
 TEST(CrashTest, ProcessCrashBesideRebuildFiltersLosesNothing) {
   ProcessCrashLoop(502, /*rebuild_filters=*/true);
+}
+
+TEST(CrashTest, ProcessCrashKeepsBatchesWholeAcrossFamilies) {
+  ProcessCrashLoop(503, /*rebuild_filters=*/false, /*families=*/true);
 }
 
 // ---- machine crash ----
