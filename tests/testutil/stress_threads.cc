@@ -397,7 +397,7 @@ void ThreadedStressRunner::Maintainer(Random* rnd) {
       continue;
     }
     last = acked;
-    const uint32_t r = rnd->Uniform(20);
+    const uint32_t r = rnd->Uniform(22);
     absl::Status s;
     const char* what;
     if (r < 8) {
@@ -426,9 +426,15 @@ void ThreadedStressRunner::Maintainer(Random* rnd) {
       // write must never be taken for obsolete.
       what = "RebuildFilters";
       s = db_->RebuildFilters();
-    } else {
+    } else if (r < 20) {
       what = "CreateCheckpoint";
       s = CheckCheckpoint();
+    } else {
+      // A column family made, written, read and dropped beside the
+      // writers' flushes and compactions (which switch and flush every
+      // family's memtable together).
+      what = "Create/DropColumnFamily";
+      s = CheckColumnFamilyChurn(rnd);
     }
     ops_.fetch_add(1);
     if (!s.ok()) {
@@ -437,6 +443,46 @@ void ThreadedStressRunner::Maintainer(Random* rnd) {
       return;
     }
   }
+}
+
+absl::Status ThreadedStressRunner::CheckColumnFamilyChurn(Random* rnd) {
+  ColumnFamilyOptions cf;
+  cf.bloom_filter_fp_chance = rnd->OneIn(2) ? 0.1 : 0.001;
+  const std::string name = absl::StrCat("scratch", rnd->Uniform(1000));
+  absl::StatusOr<std::unique_ptr<ColumnFamilyHandle>> h =
+      db_->CreateColumnFamily(cf, name);
+  if (!h.ok()) return h.status();
+  const int n = 1 + static_cast<int>(rnd->Uniform(50));
+  for (int i = 0; i < n; ++i) {
+    RETURN_IF_ERROR(db_->Put(WriteOptions(), h->get(), KeyOf(99, i),
+                             absl::StrCat(name, "-", i)));
+  }
+  if (rnd->OneIn(2)) RETURN_IF_ERROR(db_->Flush(h->get()));
+  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions(), h->get());
+  for (int i = 0; i < n; ++i) {
+    std::string v;
+    RETURN_IF_ERROR(db_->Get(ReadOptions(), h->get(), KeyOf(99, i), &v));
+    if (v != absl::StrCat(name, "-", i)) {
+      return absl::InternalError(absl::StrCat("family ", name, ": ",
+                                              KeyOf(99, i), " gave ", v));
+    }
+    // Keyspaces are separate: the default family never has it.
+    if (!absl::IsNotFound(db_->Get(ReadOptions(), KeyOf(99, i), &v))) {
+      return absl::InternalError(
+          absl::StrCat("family ", name, "'s key is in the default family"));
+    }
+  }
+  RETURN_IF_ERROR(db_->DropColumnFamily(h->get()));
+  // The iterator made before the drop still reads every entry.
+  int seen = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++seen;
+  RETURN_IF_ERROR(it->status());
+  if (seen != n) {
+    return absl::InternalError(absl::StrCat("dropped family ", name, ": ",
+                                            seen, " of ", n,
+                                            " entries iterated"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ThreadedStressRunner::CheckGet(Partition* p, int i) {

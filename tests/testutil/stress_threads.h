@@ -105,6 +105,9 @@ class ThreadedStressRunner {
   absl::Status CheckCheckpoint();
 
   // One reader step each; an error describes the disagreement.
+  // Creates a column family, writes and reads it, drops it under an open
+  // iterator.
+  absl::Status CheckColumnFamilyChurn(Random* rnd);
   absl::Status CheckGet(Partition* p, int i);
   absl::Status CheckSnapshotGets(Partition* p, uint64_t seed);
   absl::Status CheckScan(Partition* p, bool forward);
