@@ -24,7 +24,14 @@ ColumnFamilyData::ColumnFamilyData(uint32_t id, std::string name,
   AppendVersion(std::make_shared<Version>(icmp_));
 }
 
-ColumnFamilyData::~ColumnFamilyData() = default;
+ColumnFamilyData::~ColumnFamilyData() {
+  // The views, memtables and Versions go before the table cache their
+  // pinned tables return to (it is declared after them).
+  views.Install(nullptr);
+  mem.reset();
+  imm.reset();
+  current_.reset();
+}
 
 void ColumnFamilyData::AppendVersion(std::shared_ptr<Version> v) {
   if constexpr (kInvariantChecks) CheckInvariants(*v);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "db/builder.h"
 #include "db/file_meta.h"
 #include "db/filename.h"
@@ -33,6 +34,7 @@
 #include "db/memtable.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
+#include "db/version_set.h"
 #include "db/write_batch_internal.h"
 #include "sift/db.h"
 #include "table/table.h"
@@ -372,6 +374,19 @@ absl::Status RepairDB(const std::string& path, const Options& options,
     // Nothing, not even a LOCK file, is created in a directory that holds
     // no database or one of another comparator.
     RETURN_IF_ERROR(Repairer::CheckIsDatabase(env, path));
+    // Tables do not record their column family: rebuilt into "default",
+    // several families' keys would mix. Refused while the MANIFEST still
+    // says there are families (a MANIFEST too damaged to say is repaired
+    // as one family).
+    absl::StatusOr<std::vector<std::string>> families =
+        VersionSet::ListColumnFamilies(env, path);
+    if (families.ok() && families->size() > 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "RepairDB: ", path, " has column families (",
+          absl::StrJoin(*families, ", "),
+          "), which RepairDB does not rebuild: its tables do not record "
+          "their family; nothing was changed"));
+    }
     RETURN_IF_ERROR(Repairer::CheckComparator(env, path, *options.comparator));
     // Held while files move, so an open DB is not repaired under it.
     ASSIGN_OR_RETURN(std::unique_ptr<FileLock> lock,

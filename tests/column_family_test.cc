@@ -407,5 +407,20 @@ TEST_F(ColumnFamilyTest, CheckpointKeepsEveryFamily) {
   EXPECT_EQ(GetIn(handles_[2].get(), "t"), "2");
 }
 
+TEST_F(ColumnFamilyTest, RepairRefusesADatabaseWithFamilies) {
+  CreateTwo();
+  ASSERT_TRUE(db_->Put(WriteOptions(), handles_[1].get(), "t", "1").ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  handles_.clear();
+  db_.reset();
+  // Its tables do not say which family they hold: rebuilt into "default",
+  // the keyspaces would mix.
+  const absl::Status s = RepairDB(path_, options_);
+  EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+  EXPECT_NE(s.message().find("tight"), std::string::npos) << s;
+  ASSERT_TRUE(OpenFamilies({"default", "reverse", "tight"}).ok());
+  EXPECT_EQ(GetIn(handles_[2].get(), "t"), "1");  // nothing was changed
+}
+
 }  // namespace
 }  // namespace sift

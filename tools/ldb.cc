@@ -90,6 +90,10 @@ const std::vector<CommandInfo>& Commands() {
        false, {"verbose", "path="}, 0, 0, ManifestDump},
       {"get_property", "<property_name>", true, true, {}, 1, 1, GetProperty},
       {"list_column_families", "", true, true, {}, 0, 0, ListColumnFamilies},
+      {"create_column_family", "<new_column_family_name>", true, true, {}, 1,
+       1, CreateColumnFamily},
+      {"drop_column_family", "<column_family_name_to_drop>", true, true, {},
+       1, 1, DropColumnFamily},
       {"dump_live_files", "", true, true, {}, 0, 0, DumpLiveFiles},
       {"list_live_files_metadata", "[--sort_by_filename]", true, true,
        {"sort_by_filename"}, 0, 0, ListLiveFilesMetadata},
@@ -108,7 +112,8 @@ std::string Usage() {
       "  --key_hex : Keys are input/output as hex (0x6B6579)\n"
       "  --value_hex : Values are input/output as hex\n"
       "  --hex : Both keys and values are input/output as hex\n\n"
-      "  --column_family=default : the only column family siftdb has\n\n"
+      "  --column_family=<string> : name of the column family to operate "
+      "on. default: default column family\n\n"
       "Read-only commands (get, scan, dump, approxsize, get_property,\n"
       "manifest_dump, dump_wal, dump_live_files, list_live_files_metadata,\n"
       "checkconsistency) take no lock and never write to the database.\n";
@@ -172,12 +177,8 @@ absl::Status Check(const Args& a, const CommandInfo& c) {
         absl::StrCat("Invalid command-line flag --", f, " for ", c.name));
   }
   for (const auto& [name, value] : a.options) {
-    if (name == "db" || accepts(name + "=")) continue;
-    if (name == "column_family") {
-      if (value == "default") continue;
-      return absl::NotFoundError(
-          absl::StrCat("Non-existing column family ", value,
-                       " (siftdb has only the default one)"));
+    if (name == "db" || name == "column_family" || accepts(name + "=")) {
+      continue;
     }
     if (accepts(name) || name == "hex" || name == "key_hex" ||
         name == "value_hex") {

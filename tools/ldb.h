@@ -11,6 +11,7 @@
 #define SIFT_TOOLS_LDB_H_
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "sift/db.h"
 
 namespace sift::ldb {
 
@@ -63,6 +65,24 @@ std::string StatusText(const absl::Status& s);
 // Writes bytes to stdout exactly (keys and values may hold NUL).
 void Print(std::string_view bytes);
 
+// An open database with every column family it has, and the one
+// --column_family names ("default" when not given): `cf`. The handles go
+// before the DB (they are declared after it).
+struct OpenDB {
+  std::unique_ptr<DB> db;
+  std::vector<std::unique_ptr<ColumnFamilyHandle>> handles;
+  ColumnFamilyHandle* cf = nullptr;
+
+  DB* operator->() const { return db.get(); }
+};
+// Opens args.db (read-only or not) with all its families, each with
+// `options`' family half, as RocksDB's ldb opens them with default options
+// (siftdb keeps no options file, so a compaction run from ldb builds
+// filters with the defaults). NotFound naming a --column_family the DB
+// lacks (ldb_data.cc).
+absl::StatusOr<OpenDB> OpenFamilies(const Args& args, const Options& options,
+                                    bool read_only);
+
 // ---- data commands (ldb_data.cc)
 absl::Status Put(const Args& args);
 absl::Status Get(const Args& args);
@@ -75,6 +95,8 @@ absl::Status Load(const Args& args);
 absl::Status Compact(const Args& args);
 absl::Status GetProperty(const Args& args);
 absl::Status ListColumnFamilies(const Args& args);
+absl::Status CreateColumnFamily(const Args& args);
+absl::Status DropColumnFamily(const Args& args);
 absl::Status CheckConsistency(const Args& args);
 absl::Status Repair(const Args& args);
 absl::Status Checkpoint(const Args& args);

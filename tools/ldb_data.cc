@@ -1,13 +1,17 @@
 // ldb's data commands: they go through the public DB API. Commands that
 // only read open the database with DB::OpenForReadOnly.
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "db/filename.h"
 #include "sift/db.h"
 #include "sift/env.h"
@@ -23,18 +27,13 @@ absl::Status OpenFailed(const absl::Status& s) {
   return absl::Status(s.code(), StatusText(s));
 }
 
-// RocksDB's ldb opens with default options too; siftdb keeps no options
-// file, so a compaction run from ldb builds filters with the defaults.
-absl::StatusOr<std::unique_ptr<DB>> OpenReadOnly(const Args& a,
-                                                 bool paranoid = false) {
+absl::StatusOr<OpenDB> OpenReadOnly(const Args& a, bool paranoid = false) {
   Options options;
   options.paranoid_checks = paranoid;
-  absl::StatusOr<std::unique_ptr<DB>> db = DB::OpenForReadOnly(options, a.db);
-  if (!db.ok()) return OpenFailed(db.status());
-  return db;
+  return OpenFamilies(a, options, /*read_only=*/true);
 }
 
-absl::StatusOr<std::unique_ptr<DB>> OpenWritable(const Args& a) {
+absl::StatusOr<OpenDB> OpenWritable(const Args& a) {
   Options options;
   options.create_if_missing = a.Flag("create_if_missing");
   // Checked here so a mistyped path is not left holding a new, empty
@@ -44,9 +43,7 @@ absl::StatusOr<std::unique_ptr<DB>> OpenWritable(const Args& a) {
     return OpenFailed(NoCurrentError(Env::Default(), a.db,
                                      "--create_if_missing creates one"));
   }
-  absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(options, a.db);
-  if (!db.ok()) return OpenFailed(db.status());
-  return db;
+  return OpenFamilies(a, options, /*read_only=*/false);
 }
 
 absl::Status Failed(std::string_view what, const absl::Status& s) {
@@ -56,11 +53,11 @@ absl::Status Failed(std::string_view what, const absl::Status& s) {
 
 // Visits the entries in [--from, --to), at most --max_keys of them.
 template <typename Visit>
-absl::Status ForEachInRange(const Args& a, DB* db, Visit visit) {
+absl::Status ForEachInRange(const Args& a, const OpenDB& db, Visit visit) {
   ASSIGN_OR_RETURN(std::optional<std::string> from, RangeArg(a, "from"));
   ASSIGN_OR_RETURN(std::optional<std::string> to, RangeArg(a, "to"));
   ASSIGN_OR_RETURN(int64_t max_keys, MaxKeysArg(a));
-  std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
+  std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions(), db.cf);
   if (from.has_value()) {
     it->Seek(*from);
   } else {
@@ -77,11 +74,43 @@ absl::Status ForEachInRange(const Args& a, DB* db, Visit visit) {
 
 }  // namespace
 
+absl::StatusOr<OpenDB> OpenFamilies(const Args& a, const Options& options,
+                                    bool read_only) {
+  std::vector<std::string> names = {kDefaultColumnFamilyName};
+  if (Env::Default()->FileExists(CurrentFileName(a.db))) {
+    absl::StatusOr<std::vector<std::string>> listed =
+        DB::ListColumnFamilies(options, a.db);
+    if (!listed.ok()) return OpenFailed(listed.status());
+    names = *std::move(listed);
+  }
+  const std::string want =
+      a.Option("column_family").value_or(kDefaultColumnFamilyName);
+  if (std::find(names.begin(), names.end(), want) == names.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("Column family ", want, " does not exist in ", a.db,
+                     " (list_column_families lists them)"));
+  }
+  std::vector<ColumnFamilyDescriptor> fams;
+  for (const std::string& name : names) {
+    fams.emplace_back(name, ColumnFamilyOptions(options));
+  }
+  OpenDB out;
+  absl::StatusOr<std::unique_ptr<DB>> db =
+      read_only ? DB::OpenForReadOnly(options, a.db, fams, &out.handles)
+                : DB::Open(options, a.db, fams, &out.handles);
+  if (!db.ok()) return OpenFailed(db.status());
+  out.db = *std::move(db);
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == want) out.cf = out.handles[i].get();
+  }
+  return out;
+}
+
 absl::Status Put(const Args& a) {
   ASSIGN_OR_RETURN(std::string key, KeyArg(a, a.params[0]));
   ASSIGN_OR_RETURN(std::string value, ValueArg(a, a.params[1]));
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
-  absl::Status s = db->Put(WriteOptions(), key, value);
+  ASSIGN_OR_RETURN(OpenDB db, OpenWritable(a));
+  absl::Status s = db->Put(WriteOptions(), db.cf, key, value);
   if (!s.ok()) return Failed("Put", s);
   std::printf("OK\n");
   return absl::OkStatus();
@@ -89,9 +118,9 @@ absl::Status Put(const Args& a) {
 
 absl::Status Get(const Args& a) {
   ASSIGN_OR_RETURN(std::string key, KeyArg(a, a.params[0]));
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  ASSIGN_OR_RETURN(OpenDB db, OpenReadOnly(a));
   std::string value;
-  absl::Status s = db->Get(ReadOptions(), key, &value);
+  absl::Status s = db->Get(ReadOptions(), db.cf, key, &value);
   if (!s.ok()) return Failed("Get", s);
   Print(ValueOut(a, value));
   Print("\n");
@@ -100,8 +129,8 @@ absl::Status Get(const Args& a) {
 
 absl::Status Delete(const Args& a) {
   ASSIGN_OR_RETURN(std::string key, KeyArg(a, a.params[0]));
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
-  absl::Status s = db->Delete(WriteOptions(), key);
+  ASSIGN_OR_RETURN(OpenDB db, OpenWritable(a));
+  absl::Status s = db->Delete(WriteOptions(), db.cf, key);
   if (!s.ok()) return Failed("Delete", s);
   std::printf("OK\n");
   return absl::OkStatus();
@@ -111,8 +140,8 @@ absl::Status Delete(const Args& a) {
 absl::Status DeleteRange(const Args& a) {
   ASSIGN_OR_RETURN(std::string begin, KeyArg(a, a.params[0]));
   ASSIGN_OR_RETURN(std::string end, KeyArg(a, a.params[1]));
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
-  absl::Status s = db->DeleteRange(WriteOptions(), begin, end);
+  ASSIGN_OR_RETURN(OpenDB db, OpenWritable(a));
+  absl::Status s = db->DeleteRange(WriteOptions(), db.cf, begin, end);
   if (!s.ok()) return Failed("DeleteRange", s);
   std::printf("OK\n");
   return absl::OkStatus();
@@ -123,13 +152,15 @@ absl::Status BatchPut(const Args& a) {
     return absl::InvalidArgumentError(
         "Equal number of <key>s and <value>s must be specified for batchput");
   }
-  WriteBatch batch;
+  std::vector<std::pair<std::string, std::string>> entries;
   for (size_t i = 0; i < a.params.size(); i += 2) {
     ASSIGN_OR_RETURN(std::string key, KeyArg(a, a.params[i]));
     ASSIGN_OR_RETURN(std::string value, ValueArg(a, a.params[i + 1]));
-    batch.Put(key, value);
+    entries.emplace_back(std::move(key), std::move(value));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  ASSIGN_OR_RETURN(OpenDB db, OpenWritable(a));
+  WriteBatch batch;
+  for (const auto& [key, value] : entries) batch.Put(db.cf, key, value);
   absl::Status s = db->Write(WriteOptions(), &batch);
   if (!s.ok()) return Failed("Write", s);
   std::printf("OK\n");
@@ -137,10 +168,10 @@ absl::Status BatchPut(const Args& a) {
 }
 
 absl::Status Scan(const Args& a) {
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  ASSIGN_OR_RETURN(OpenDB db, OpenReadOnly(a));
   const bool no_value = a.Flag("no_value");
   return ForEachInRange(
-      a, db.get(), [&](std::string_view k, std::string_view v) {
+      a, db, [&](std::string_view k, std::string_view v) {
         Print(no_value
                   ? absl::StrCat(KeyOut(a, k), "\n")
                   : absl::StrCat(KeyOut(a, k), " : ", ValueOut(a, v), "\n"));
@@ -148,11 +179,11 @@ absl::Status Scan(const Args& a) {
 }
 
 absl::Status Dump(const Args& a) {
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  ASSIGN_OR_RETURN(OpenDB db, OpenReadOnly(a));
   const bool count_only = a.Flag("count_only");
   uint64_t count = 0;
   RETURN_IF_ERROR(
-      ForEachInRange(a, db.get(), [&](std::string_view k, std::string_view v) {
+      ForEachInRange(a, db, [&](std::string_view k, std::string_view v) {
         ++count;
         if (!count_only) {
           Print(absl::StrCat(KeyOut(a, k), " ==> ", ValueOut(a, v), "\n"));
@@ -163,7 +194,7 @@ absl::Status Dump(const Args& a) {
 }
 
 absl::Status Load(const Args& a) {
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  ASSIGN_OR_RETURN(OpenDB db, OpenWritable(a));
   // dump's lines back in: "key ==> value", hex as the flags say; its
   // closing "Keys in range:" line is skipped, other lines are counted.
   uint64_t bad_lines = 0;
@@ -180,7 +211,7 @@ absl::Status Load(const Args& a) {
       ++bad_lines;
       continue;
     }
-    absl::Status s = db->Put(WriteOptions(), *key, *value);
+    absl::Status s = db->Put(WriteOptions(), db.cf, *key, *value);
     if (!s.ok()) return Failed("Load", s);
   }
   if (bad_lines > 0) {
@@ -188,7 +219,7 @@ absl::Status Load(const Args& a) {
                 static_cast<unsigned long long>(bad_lines));
   }
   if (a.Flag("compact")) {
-    absl::Status s = db->CompactRange(std::nullopt, std::nullopt);
+    absl::Status s = db->CompactRange(db.cf, std::nullopt, std::nullopt);
     if (!s.ok()) return Failed("Compaction", s);
   }
   return absl::OkStatus();
@@ -197,8 +228,8 @@ absl::Status Load(const Args& a) {
 absl::Status Compact(const Args& a) {
   ASSIGN_OR_RETURN(std::optional<std::string> from, RangeArg(a, "from"));
   ASSIGN_OR_RETURN(std::optional<std::string> to, RangeArg(a, "to"));
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
-  absl::Status s = db->CompactRange(from, to);
+  ASSIGN_OR_RETURN(OpenDB db, OpenWritable(a));
+  absl::Status s = db->CompactRange(db.cf, from, to);
   if (!s.ok()) return Failed("Compaction", s);
   return absl::OkStatus();
 }
@@ -210,7 +241,7 @@ absl::Status Checkpoint(const Args& a) {
     return absl::InvalidArgumentError(
         "--checkpoint_dir=<dir> must be specified for checkpoint");
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  ASSIGN_OR_RETURN(OpenDB db, OpenWritable(a));
   const absl::Status s = db->CreateCheckpoint(*dir);
   if (!s.ok()) return absl::Status(s.code(), StatusText(s));
   std::printf("OK\n");
@@ -236,7 +267,7 @@ absl::Status IngestExternSst(const Args& a) {
   ASSIGN_OR_RETURN(o.move_files, BoolArg(a, "move_files", false));
   ASSIGN_OR_RETURN(o.allow_blocking_flush,
                    BoolArg(a, "allow_blocking_flush", true));
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenWritable(a));
+  ASSIGN_OR_RETURN(OpenDB db, OpenWritable(a));
   const absl::Status s = db->IngestExternalFiles({a.params[0]}, o);
   if (!s.ok()) {
     return absl::Status(
@@ -259,9 +290,9 @@ absl::Status Repair(const Args& a) {
 }
 
 absl::Status GetProperty(const Args& a) {
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
+  ASSIGN_OR_RETURN(OpenDB db, OpenReadOnly(a));
   const std::string& name = a.params[0];
-  std::optional<std::string> value = db->GetProperty(name);
+  std::optional<std::string> value = db->GetProperty(db.cf, name);
   if (!value.has_value()) {
     return absl::NotFoundError(absl::StrCat("failed to get property: ", name));
   }
@@ -269,16 +300,46 @@ absl::Status GetProperty(const Args& a) {
   return absl::OkStatus();
 }
 
+// RocksDB's output form: "Column families in <db>: \n{default, a, b}".
 absl::Status ListColumnFamilies(const Args& a) {
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db, OpenReadOnly(a));
-  std::printf("Column families in %s: \n{default}\n", a.db.c_str());
+  absl::StatusOr<std::vector<std::string>> names =
+      DB::ListColumnFamilies(Options(), a.db);
+  if (!names.ok()) return OpenFailed(names.status());
+  std::printf("Column families in %s: \n{%s}\n", a.db.c_str(),
+              absl::StrJoin(*names, ", ").c_str());
+  return absl::OkStatus();
+}
+
+// As RocksDB's ldb: "OK" once the family is recorded.
+absl::Status CreateColumnFamily(const Args& a) {
+  ASSIGN_OR_RETURN(OpenDB db, OpenWritable(a));
+  absl::StatusOr<std::unique_ptr<ColumnFamilyHandle>> h =
+      db->CreateColumnFamily(ColumnFamilyOptions(), a.params[0]);
+  if (!h.ok()) return Failed("CreateColumnFamily", h.status());
+  std::printf("OK\n");
+  return absl::OkStatus();
+}
+
+absl::Status DropColumnFamily(const Args& a) {
+  ASSIGN_OR_RETURN(OpenDB db, OpenWritable(a));
+  ColumnFamilyHandle* target = nullptr;
+  for (const auto& h : db.handles) {
+    if (h->GetName() == a.params[0]) target = h.get();
+  }
+  if (target == nullptr) {
+    return absl::NotFoundError(absl::StrCat(
+        "Column family ", a.params[0], " does not exist in ", a.db));
+  }
+  const absl::Status s = db->DropColumnFamily(target);
+  if (!s.ok()) return Failed("DropColumnFamily", s);
+  std::printf("OK\n");
   return absl::OkStatus();
 }
 
 absl::Status CheckConsistency(const Args& a) {
   // A paranoid open checks that every table the MANIFEST names is there
   // with its recorded size and that every block's checksum holds.
-  absl::StatusOr<std::unique_ptr<DB>> db = OpenReadOnly(a, /*paranoid=*/true);
+  absl::StatusOr<OpenDB> db = OpenReadOnly(a, /*paranoid=*/true);
   if (!db.ok()) return db.status();
   std::printf("OK\n");
   return absl::OkStatus();

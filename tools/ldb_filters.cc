@@ -74,11 +74,9 @@ absl::Status RebuildFilters(const Args& a) {
   if (!Env::Default()->FileExists(CurrentFileName(a.db))) {
     return NoCurrentError(Env::Default(), a.db, "nothing created");
   }
-  absl::StatusOr<std::unique_ptr<DB>> db = DB::Open(*options, a.db);
-  if (!db.ok()) {
-    return absl::Status(db.status().code(), StatusText(db.status()));
-  }
-  const absl::Status s = (*db)->RebuildFilters();
+  absl::StatusOr<OpenDB> db = OpenFamilies(a, *options, /*read_only=*/false);
+  if (!db.ok()) return db.status();
+  const absl::Status s = (*db)->RebuildFilters(db->cf);
   if (!s.ok()) {
     return absl::Status(
         s.code(), absl::StrCat("Rebuilding filters failed: ", StatusText(s)));

@@ -180,7 +180,7 @@ absl::Status DBImpl::OpenImpl() {
   RETURN_IF_ERROR(InstallFamilyEdits(&edits));
   outputs.clear();  // named by the current Versions now
   for (const auto& cfd : versions_->families()) cfd->mem = NewMemTable(*cfd);
-  InstallReadView();
+  InstallMemTables();
   RETURN_IF_ERROR(CreateMissingFamilies());
   DeleteObsoleteFiles();
   for (int i = 0; i < options_.max_background_jobs; ++i) {
@@ -252,13 +252,20 @@ absl::Status DBImpl::CloseLocked() {
 
 void DBImpl::InstallReadView() {
   mu_.AssertHeld();
-  write_mems_.clear();
   for (const auto& cfd : versions_->families()) {
     auto view = std::make_shared<ReadView>();
     view->mem = cfd->mem;
     view->imm = cfd->imm;
     view->version = cfd->current();
     cfd->views.Install(std::move(view));
+  }
+}
+
+void DBImpl::InstallMemTables() {
+  mu_.AssertHeld();
+  InstallReadView();
+  write_mems_.clear();
+  for (const auto& cfd : versions_->families()) {
     if (write_mems_.size() <= cfd->id()) write_mems_.resize(cfd->id() + 1);
     write_mems_[cfd->id()] = cfd->mem.get();
   }

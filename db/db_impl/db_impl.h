@@ -155,6 +155,7 @@ class DBImpl final : public DB {
       const ReadOptions& options,
       const std::vector<ColumnFamilyHandle*>& families) override;
   absl::Status Flush(ColumnFamilyHandle* family) override;
+  absl::Status RebuildFilters(ColumnFamilyHandle* family) override;
   absl::Status CompactRange(ColumnFamilyHandle* family,
                             std::optional<std::string_view> begin,
                             std::optional<std::string_view> end) override;
@@ -321,14 +322,19 @@ class DBImpl final : public DB {
   // Rebuilds the filter of f, at `level` when listed (skipped if no longer
   // there), and has the background thread record it (also skipped if the
   // file is gone by then).
-  absl::Status RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
+  absl::Status RebuildFiltersImpl(ColumnFamilyData* cfd);
+  absl::Status RebuildFilter(ColumnFamilyData* cfd, int level,
+                             std::shared_ptr<FileMetaData> f,
                              const FilterTarget& target);
   // Background thread: records filter_install_ in the MANIFEST.
   absl::Status InstallReplacementFilter() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // Publishes every family's memtables and current Version to readers,
-  // and the memtables to the front writer (write_mems_).
+  // Publishes every family's memtables and current Version to readers.
   void InstallReadView() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The same after a family's memtable changed, and publishes the
+  // memtables to the front writer (write_mems_). REQUIRES: the front
+  // writer (or Open, before any write).
+  void InstallMemTables() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static std::shared_ptr<MemTable> NewMemTable(const ColumnFamilyData& cfd);
   // Whether some family has an immutable memtable to flush.
   bool AnyImm() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -403,7 +409,7 @@ class DBImpl final : public DB {
   const std::unique_ptr<ColumnFamilyHandleImpl> default_handle_;
   // Each live family's memtable by family ID (null for IDs not live): what
   // the front writer inserts into without the mutex. Changed (by
-  // InstallReadView) only by the front writer, Open and Close.
+  // InstallMemTables) only by the front writer and Open.
   std::vector<MemTable*> write_mems_;
   // Some family has an immutable memtable (families switch and flush
   // together), readable without mu_: a running compaction polls it to
@@ -458,6 +464,7 @@ class DBImpl final : public DB {
 // A replacement filter written by RebuildFilters, for the background
 // thread (the one MANIFEST writer) to record (db_impl_rebuild_filters.cc).
 struct DBImpl::FilterInstall {
+  ColumnFamilyData* cfd = nullptr;  // the table's family
   uint64_t table_number = 0;
   ReplacementFilter filter;
   bool done = false;

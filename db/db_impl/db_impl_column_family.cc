@@ -190,7 +190,7 @@ absl::Status DBImpl::CreateMissingFamilies() {
         versions_->CreateColumnFamily(d.name, FamilyOptions(d.options), &mu_));
     cfd->mem = NewMemTable(*cfd);
   }
-  InstallReadView();
+  InstallMemTables();
   return absl::OkStatus();
 }
 
@@ -266,7 +266,7 @@ DBImpl::CreateColumnFamily(const ColumnFamilyOptions& options,
     }
     ASSIGN_OR_RETURN(created, versions_->CreateColumnFamily(name, o, &mu_));
     created->mem = NewMemTable(*created);
-    InstallReadView();
+    InstallMemTables();
     return absl::OkStatus();
   }));
   return std::make_unique<ColumnFamilyHandleImpl>(std::move(created), this);
@@ -299,7 +299,7 @@ absl::Status DBImpl::DropColumnFamily(ColumnFamilyHandle* family) {
     bool any_imm = false;
     for (const auto& f : versions_->families()) any_imm |= f->imm != nullptr;
     has_imm_.store(any_imm, std::memory_order_release);
-    InstallReadView();
+    InstallMemTables();
     DeleteObsoleteFiles();
     bg_cv_.SignalAll();
     return absl::OkStatus();

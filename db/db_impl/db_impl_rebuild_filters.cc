@@ -16,6 +16,15 @@
 namespace sift {
 
 absl::Status DBImpl::RebuildFilters() {
+  return RebuildFiltersImpl(default_cf_);
+}
+
+absl::Status DBImpl::RebuildFilters(ColumnFamilyHandle* family) {
+  ASSIGN_OR_RETURN(ColumnFamilyData * cfd, FamilyOf(family, "RebuildFilters"));
+  return RebuildFiltersImpl(cfd);
+}
+
+absl::Status DBImpl::RebuildFiltersImpl(ColumnFamilyData* cfd) {
   RETURN_IF_ERROR(CheckWritable("RebuildFilters"));
   struct Stale {
     int level;
@@ -26,12 +35,12 @@ absl::Status DBImpl::RebuildFilters() {
   {
     MutexLock l(&mu_);
     RETURN_IF_ERROR(bg_error_);
-    const std::shared_ptr<const Version> v = default_cf_->current();
+    const std::shared_ptr<const Version> v = cfd->current();
     const TreeKeys tree = KeysOf(*v);
     for (int level = 0; level < config::kNumLevels; ++level) {
       for (const auto& f : v->files[level]) {
         const FilterTarget target =
-            TargetFilter(options_, tree, level, FileKeys(*f));
+            TargetFilter(cfd->options(), tree, level, FileKeys(*f));
         // A replacement never removes a filter: a file whose options call
         // for none keeps the one it has.
         if (target.fp_chance < 1.0 && !FilterIsCurrent(*f->facts, target)) {
@@ -43,12 +52,13 @@ absl::Status DBImpl::RebuildFilters() {
   // Files made meanwhile are built with current filters; a file compacted
   // away meanwhile is skipped when its filter is recorded.
   for (const Stale& s : stale) {
-    RETURN_IF_ERROR(RebuildFilter(s.level, s.file, s.target));
+    RETURN_IF_ERROR(RebuildFilter(cfd, s.level, s.file, s.target));
   }
   return absl::OkStatus();
 }
 
-absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
+absl::Status DBImpl::RebuildFilter(ColumnFamilyData* cfd, int level,
+                                   std::shared_ptr<FileMetaData> f,
                                    const FilterTarget& target) {
   // The filter file's number: not deleted until recorded or given up.
   PendingOutput output;
@@ -56,7 +66,8 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
   std::shared_ptr<const Version> v;
   {
     MutexLock l(&mu_);
-    v = default_cf_->current();
+    if (cfd->dropped()) return absl::OkStatus();
+    v = cfd->current();
     const FileList& files = v->files[level];
     if (std::find(files.begin(), files.end(), f) == files.end()) {
       return absl::OkStatus();  // compacted away or moved since listed
@@ -65,7 +76,9 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
   }
   FilterInstall install;
   install.table_number = f->number;
-  absl::StatusOr<std::shared_ptr<const Table>> table = default_cf_->table_cache()->Get(*f);
+  install.cfd = cfd;
+  absl::StatusOr<std::shared_ptr<const Table>> table =
+      cfd->table_cache()->Get(*f);
   absl::Status s = table.status();
   if (s.ok()) {
     s = WriteFilterFile(dbname_, env_, **table, f->number, target,
@@ -107,7 +120,12 @@ absl::Status DBImpl::RebuildFilter(int level, std::shared_ptr<FileMetaData> f,
 absl::Status DBImpl::InstallReplacementFilter() {
   mu_.AssertHeld();
   FilterInstall* in = filter_install_;
-  const std::shared_ptr<const Version> v = default_cf_->current();
+  ColumnFamilyData* const cfd = in->cfd;
+  if (cfd->dropped()) {  // nothing of the family is read any more
+    in->done = true;
+    return absl::OkStatus();
+  }
+  const std::shared_ptr<const Version> v = cfd->current();
   int level = -1;
   std::shared_ptr<FileMetaData> old;
   for (int l = 0; l < config::kNumLevels && old == nullptr; ++l) {
@@ -128,7 +146,7 @@ absl::Status DBImpl::InstallReplacementFilter() {
   // Only this thread installs Versions, so the mutex can go while the
   // table is reopened with its new filter for the Version to come.
   mu_.Unlock();
-  absl::Status s = default_cf_->table_cache()->Replace(*meta);
+  absl::Status s = cfd->table_cache()->Replace(*meta);
   mu_.Lock();
   if (!s.ok()) {  // the old filter stays; the caller hears why
     in->status = s;
@@ -136,6 +154,7 @@ absl::Status DBImpl::InstallReplacementFilter() {
     return absl::OkStatus();
   }
   VersionEdit edit;
+  edit.SetColumnFamily(cfd->id());
   edit.RemoveFile(level, meta->number);
   edit.AddFile(level, meta);
   s = versions_->LogAndApply(&edit, &mu_);

@@ -258,7 +258,7 @@ absl::Status DBImpl::SwitchMemTables() {
     cfd->mem = NewMemTable(*cfd);
   }
   has_imm_.store(true, std::memory_order_release);
-  InstallReadView();
+  InstallMemTables();
   return absl::OkStatus();
 }
 

@@ -426,6 +426,8 @@ class DB {
   // Flushes every family's memtable (families flush together, so that one
   // WAL serves them all: docs/DESIGN.md, "Column families").
   virtual absl::Status Flush(ColumnFamilyHandle* family) = 0;
+  // RebuildFilters above, for the tables of one family (with its options).
+  virtual absl::Status RebuildFilters(ColumnFamilyHandle* family) = 0;
   virtual absl::Status CompactRange(ColumnFamilyHandle* family,
                                     std::optional<std::string_view> begin,
                                     std::optional<std::string_view> end) = 0;
@@ -472,7 +474,9 @@ struct RepairReport {
 // written before siftdb recorded it cannot be checked and, under another
 // comparator, is set aside as damaged); nothing is moved or written then.
 // Not for a database that opens: it only loses information a good
-// MANIFEST had.
+// MANIFEST had. A database whose MANIFEST lists column families besides
+// "default" is refused with FailedPrecondition naming them (its tables do
+// not record their family), nothing changed.
 absl::Status RepairDB(const std::string& path, const Options& options,
                       RepairReport* report = nullptr);
 // The same, with the arguments in the other order.
