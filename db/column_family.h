@@ -187,8 +187,7 @@ class ColumnFamilyData {
 // after a drop.
 class ColumnFamilyHandleImpl final : public ColumnFamilyHandle {
  public:
-  ColumnFamilyHandleImpl(std::shared_ptr<ColumnFamilyData> cfd,
-                         const void* db)
+  ColumnFamilyHandleImpl(std::shared_ptr<ColumnFamilyData> cfd, const void* db)
       : cfd_(std::move(cfd)), db_(db) {}
   ~ColumnFamilyHandleImpl() override = default;
   const std::string& GetName() const override { return cfd_->name(); }

@@ -198,7 +198,8 @@ absl::Status VersionEdit::DecodeFrom(std::string_view src) {
 
 std::string VersionEdit::DebugString() const {
   std::string r = "VersionEdit {";
-  if (column_family_ != 0) absl::StrAppend(&r, "\n  ColumnFamily: ", column_family_);
+  if (column_family_ != 0)
+    absl::StrAppend(&r, "\n  ColumnFamily: ", column_family_);
   if (column_family_add_) {
     absl::StrAppend(&r, "\n  ColumnFamilyAdd: ", *column_family_add_);
   }

@@ -55,7 +55,9 @@ class VersionEdit {
   void SetColumnFamily(uint32_t id) { column_family_ = id; }
   // The edit creates family column_family_ named `name` (its comparator's
   // name in SetComparatorName), or drops it.
-  void AddColumnFamily(std::string name) { column_family_add_ = std::move(name); }
+  void AddColumnFamily(std::string name) {
+    column_family_add_ = std::move(name);
+  }
   void DropColumnFamily() { column_family_drop_ = true; }
   // The largest family ID given so far (IDs are never reused).
   void SetMaxColumnFamily(uint32_t id) { max_column_family_ = id; }

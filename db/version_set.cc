@@ -115,9 +115,10 @@ absl::Status VersionSet::WriteSnapshot(log::Writer* log) const {
     edit.SetComparatorName(cfd->options().comparator->Name());
     if (cfd->id() == 0) {
       // The first record: what every siftdb MANIFEST starts with.
+      // Only tags a format-4 build knows, so that it decodes the record
+      // and refuses the DB by its version (Unimplemented).
       edit.SetFormatVersion(max_column_family_ > 0 ? kDbFormatVersion
                                                    : kDbFormatVersionOneFamily);
-      if (max_column_family_ > 0) edit.SetMaxColumnFamily(max_column_family_);
       edit.SetLogNumber(log_number_);
       edit.SetNextFile(next_file_number_);
       edit.SetLastSequence(LastSequence());
@@ -134,6 +135,14 @@ absl::Status VersionSet::WriteSnapshot(log::Writer* log) const {
     std::string record;
     edit.EncodeTo(&record);
     RETURN_IF_ERROR(log->AddRecord(record));
+    if (cfd->id() == 0 && max_column_family_ > 0) {
+      // The largest ID given, in a record of its own after the first.
+      VersionEdit ids;
+      ids.SetMaxColumnFamily(max_column_family_);
+      record.clear();
+      ids.EncodeTo(&record);
+      RETURN_IF_ERROR(log->AddRecord(record));
+    }
   }
   return absl::OkStatus();
 }
@@ -155,9 +164,9 @@ absl::Status VersionSet::LogAndApply(absl::Span<VersionEdit* const> edits,
   return LogAndApplyTurn(edits, nullptr, mu);
 }
 
-absl::Status VersionSet::LogAndApplyTurn(absl::Span<VersionEdit* const> edits,
-                                         std::shared_ptr<ColumnFamilyData> added,
-                                         Mutex* mu) {
+absl::Status VersionSet::LogAndApplyTurn(
+    absl::Span<VersionEdit* const> edits,
+    std::shared_ptr<ColumnFamilyData> added, Mutex* mu) {
   mu->AssertHeld();
   // One at a time: an edit applies to the Version the one before it
   // installed, and the MANIFEST has one writer.
@@ -205,6 +214,9 @@ absl::Status VersionSet::DropColumnFamily(ColumnFamilyData* cfd, Mutex* mu) {
 absl::Status VersionSet::LogAndApplyInTurn(
     absl::Span<VersionEdit* const> edits,
     std::shared_ptr<ColumnFamilyData> added, Mutex* mu) {
+  // A caller that waited its turn behind a failed write does not write
+  // again: the state on disk is in doubt until Resume (ClearWriteError).
+  RETURN_IF_ERROR(write_error_);
   std::vector<ColumnFamilyData*> cfds;
   std::vector<std::shared_ptr<Version>> versions;
   std::vector<std::string> records(edits.size());
@@ -300,6 +312,7 @@ absl::Status VersionSet::LogAndApplyInTurn(
       env_->RemoveFile(manifest).IgnoreError();
     }
     manifest_file_number_ = NewFileNumber();
+    write_error_ = s;
     return s;
   }
   log_number_ = *edits.back()->log_number_;
@@ -340,8 +353,7 @@ struct VersionSet::Replay {
   uint32_t max_column_family = 0;
 };
 
-absl::Status VersionSet::ReadManifest(const std::string& name,
-                                      Replay* replay) {
+absl::Status VersionSet::ReadManifest(const std::string& name, Replay* replay) {
   std::string contents;
   RETURN_IF_ERROR(ReadFileToString(env_, name, &contents));
   // Whatever the WAL recovery mode: an edit lost from the middle would
@@ -389,6 +401,16 @@ absl::Status VersionSet::ReadManifest(const std::string& name,
     }
     const bool in_group = edit.atomic_group_.has_value();
     const bool group_ends = in_group && *edit.atomic_group_ == 0;
+    // A group is cut short only by a crash, at the MANIFEST's end (the
+    // next session writes a new MANIFEST): a record after an unfinished
+    // group, or a group whose counts do not run down, is damage.
+    if (!group.empty() &&
+        (!in_group || !group.back().atomic_group_ ||
+         *edit.atomic_group_ + 1 != *group.back().atomic_group_)) {
+      return absl::DataLossError(
+          absl::StrCat(name, ": record at offset ", reader.last_record_offset(),
+                       " follows an atomic group that did not finish"));
+    }
     group.push_back(std::move(edit));
     if (in_group && !group_ends) continue;
     for (VersionEdit& e : group) {

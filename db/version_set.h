@@ -9,8 +9,8 @@
 #define SIFT_DB_VERSION_SET_H_
 
 #include <atomic>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <optional>
@@ -86,6 +86,10 @@ class VersionSet {
   // crash, recovery applies all or none of them.
   absl::Status LogAndApply(absl::Span<VersionEdit* const> edits, Mutex* mu)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // After a failed MANIFEST write every LogAndApply returns that error
+  // (one waiting its turn behind it included) until this is called
+  // (Resume, which then writes a new MANIFEST).
+  void ClearWriteError() { write_error_ = absl::OkStatus(); }
   // Records a new family in the MANIFEST and adds it. REQUIRES: no live
   // family has the name.
   absl::StatusOr<std::shared_ptr<ColumnFamilyData>> CreateColumnFamily(
@@ -206,6 +210,7 @@ class VersionSet {
   // others wait on manifest_cv_ for their turn.
   bool manifest_busy_ = false;
   CondVar manifest_cv_;
+  absl::Status write_error_;  // see ClearWriteError
   uint64_t version_count_ = 0;
 };
 

@@ -3,8 +3,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "db/memtable.h"
-#include "sift/column_family.h"
 #include "db/write_batch_internal.h"
+#include "sift/column_family.h"
 #include "table/format.h"
 #include "util/coding.h"
 
@@ -86,8 +86,8 @@ void WriteBatch::Delete(ColumnFamilyHandle* family, std::string_view key) {
   PutLengthPrefixed(&rep_, key);
 }
 
-void WriteBatch::DeleteRange(ColumnFamilyHandle* family,
-                             std::string_view begin, std::string_view end) {
+void WriteBatch::DeleteRange(ColumnFamilyHandle* family, std::string_view begin,
+                             std::string_view end) {
   if (!status_.ok()) return;
   if (CompareUserKeys(begin, end) >= 0) {
     status_ = absl::InvalidArgumentError(absl::StrCat(
@@ -255,8 +255,7 @@ absl::Status WriteBatchInternal::Families(const WriteBatch* b,
     void DeleteRange(std::string_view, std::string_view) override {
       Use(0)->range_deletion = true;
     }
-    void PutCF(uint32_t family, std::string_view,
-               std::string_view) override {
+    void PutCF(uint32_t family, std::string_view, std::string_view) override {
       Use(family);
     }
     void DeleteCF(uint32_t family, std::string_view) override { Use(family); }

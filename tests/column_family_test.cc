@@ -3,16 +3,17 @@
 // batches atomic across them, create/drop/list/reopen, and the bad input
 // each call refuses.
 
+#include "sift/column_family.h"
+
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
-#include "sift/column_family.h"
 #include "sift/db.h"
 #include "sift/env.h"
 #include "tests/testutil/mem_db_test.h"
@@ -154,10 +155,10 @@ TEST_F(ColumnFamilyTest, EachFamilyBuildsFiltersForItsOwnFpChance) {
   auto t = db_->CreateColumnFamily(tight_, "tight");
   ASSERT_TRUE(t.ok()) << t.status();
   for (int i = 0; i < 2000; ++i) {
-    ASSERT_TRUE(db_->Put(WriteOptions(), h->get(), test::NumberedKey(i), "v")
-                    .ok());
-    ASSERT_TRUE(db_->Put(WriteOptions(), t->get(), test::NumberedKey(i), "v")
-                    .ok());
+    ASSERT_TRUE(
+        db_->Put(WriteOptions(), h->get(), test::NumberedKey(i), "v").ok());
+    ASSERT_TRUE(
+        db_->Put(WriteOptions(), t->get(), test::NumberedKey(i), "v").ok());
   }
   ASSERT_TRUE(db_->Flush(h->get()).ok());
   ASSERT_TRUE(db_->WaitForCompaction().ok());
@@ -211,8 +212,8 @@ TEST_F(ColumnFamilyTest, BatchWritesEveryFamilyAtOneSequence) {
   EXPECT_EQ(values[2], "reverse");
   EXPECT_TRUE(absl::IsNotFound(st[3]));
   // NewIterators: one state for all.
-  auto its = db_->NewIterators(
-      ReadOptions(), {handles_[0].get(), handles_[1].get()});
+  auto its =
+      db_->NewIterators(ReadOptions(), {handles_[0].get(), handles_[1].get()});
   ASSERT_TRUE(its.ok()) << its.status();
   ASSERT_TRUE(db_->Put(WriteOptions(), handles_[1].get(), "later", "x").ok());
   std::string seen;
@@ -269,14 +270,14 @@ TEST_F(ColumnFamilyTest, BadInputIsRefusedByName) {
   auto dup = db_->CreateColumnFamily(tight_, "tight");
   EXPECT_TRUE(absl::IsInvalidArgument(dup.status())) << dup.status();
   EXPECT_NE(dup.status().message().find("tight"), std::string::npos);
-  EXPECT_TRUE(absl::IsInvalidArgument(
-      db_->CreateColumnFamily(tight_, "").status()));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(db_->CreateColumnFamily(tight_, "").status()));
   absl::Status s = db_->DropColumnFamily(db_->DefaultColumnFamily());
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   // A null handle, and one of another DB.
   std::string v;
-  EXPECT_TRUE(absl::IsInvalidArgument(
-      db_->Get(ReadOptions(), nullptr, "k", &v)));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(db_->Get(ReadOptions(), nullptr, "k", &v)));
   auto other_env = NewMemEnv();
   Options other = options_;
   other.env = other_env.get();
@@ -336,8 +337,8 @@ TEST_F(ColumnFamilyTest, DropRemovesTheFamilyOnceNothingReadsIt) {
   absl::Status s = db_->Get(ReadOptions(), tight, "wal-only", &v);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_NE(s.message().find("dropped"), std::string::npos) << s;
-  EXPECT_TRUE(absl::IsInvalidArgument(
-      db_->Put(WriteOptions(), tight, "k", "v")));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(db_->Put(WriteOptions(), tight, "k", "v")));
   EXPECT_TRUE(absl::IsInvalidArgument(db_->DropColumnFamily(tight)));
   // The iterator made before the drop still reads the family's data.
   int n = 0;
@@ -379,8 +380,8 @@ TEST_F(ColumnFamilyTest, CompactionsRunPerFamily) {
     ASSERT_TRUE(db_->Write(WriteOptions(), &b).ok());
   }
   ASSERT_TRUE(db_->WaitForCompaction().ok());
-  ASSERT_TRUE(db_->CompactRange(handles_[1].get(), std::nullopt, std::nullopt)
-                  .ok());
+  ASSERT_TRUE(
+      db_->CompactRange(handles_[1].get(), std::nullopt, std::nullopt).ok());
   auto l0 = db_->GetProperty(handles_[1].get(), "sift.num-files-at-level0");
   ASSERT_TRUE(l0.has_value());
   EXPECT_EQ(*l0, "0");

@@ -267,8 +267,8 @@ std::string AckLogName(const std::string& dir, int cycle, int t) {
 
 // One writer thread of the child: its own keys, its own expected-state
 // file. Exits the process on any failure.
-void WriterLoop(DB* db, const std::string& log, int cycle, int t,
-                uint64_t seed, std::vector<ColumnFamilyHandle*> mirrors) {
+void WriterLoop(DB* db, const std::string& log, int cycle, int t, uint64_t seed,
+                std::vector<ColumnFamilyHandle*> mirrors) {
   AckLogWriter acks(log);
   if (!acks.ok()) _exit(10);
   const std::string prefix = WriterPrefix(t);
@@ -339,7 +339,8 @@ void RebuildLoop(DB* db, uint64_t seed) {
     _exit(11);
   }
   std::vector<ColumnFamilyHandle*> mirrors;
-  for (size_t i = 1; i < handles.size(); ++i) mirrors.push_back(handles[i].get());
+  for (size_t i = 1; i < handles.size(); ++i)
+    mirrors.push_back(handles[i].get());
   std::vector<std::thread> threads;
   for (int t = 0; t < writers; ++t) {
     threads.emplace_back(WriterLoop, db->get(), AckLogName(dir, cycle, t),
@@ -368,8 +369,9 @@ void ProcessCrashLoop(uint64_t default_seed, bool rebuild_filters,
               static_cast<unsigned long long>(seed), cycles,
               rebuild_filters ? ", RebuildFilters beside the writers" : "",
               families ? ", batches across 3 column families" : "");
-  const std::string dir = test::TempDir(
-      rebuild_filters ? "crash_rebuild" : families ? "crash_cf" : "crash");
+  const std::string dir = test::TempDir(rebuild_filters ? "crash_rebuild"
+                                        : families      ? "crash_cf"
+                                                        : "crash");
   const std::string dbpath = dir + "/db";
   Random rnd(seed);
   std::vector<ExpectedState> models;

@@ -170,12 +170,10 @@ absl::Status BatchPut(const Args& a) {
 absl::Status Scan(const Args& a) {
   ASSIGN_OR_RETURN(OpenDB db, OpenReadOnly(a));
   const bool no_value = a.Flag("no_value");
-  return ForEachInRange(
-      a, db, [&](std::string_view k, std::string_view v) {
-        Print(no_value
-                  ? absl::StrCat(KeyOut(a, k), "\n")
-                  : absl::StrCat(KeyOut(a, k), " : ", ValueOut(a, v), "\n"));
-      });
+  return ForEachInRange(a, db, [&](std::string_view k, std::string_view v) {
+    Print(no_value ? absl::StrCat(KeyOut(a, k), "\n")
+                   : absl::StrCat(KeyOut(a, k), " : ", ValueOut(a, v), "\n"));
+  });
 }
 
 absl::Status Dump(const Args& a) {
@@ -327,8 +325,8 @@ absl::Status DropColumnFamily(const Args& a) {
     if (h->GetName() == a.params[0]) target = h.get();
   }
   if (target == nullptr) {
-    return absl::NotFoundError(absl::StrCat(
-        "Column family ", a.params[0], " does not exist in ", a.db));
+    return absl::NotFoundError(absl::StrCat("Column family ", a.params[0],
+                                            " does not exist in ", a.db));
   }
   const absl::Status s = db->DropColumnFamily(target);
   if (!s.ok()) return Failed("DropColumnFamily", s);

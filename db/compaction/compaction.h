@@ -3,7 +3,8 @@
 // compaction"):
 //   compaction.h/.cc        this class: the inputs, the output level, the
 //                           grandparent overlap, trivial moves
-//   compaction_picker.cc    ColumnFamilyData's part: which level and which files
+//   compaction_picker.cc    ColumnFamilyData's part: which level and which
+//   files
 //                           are due (scores, compact pointers, CompactRange)
 //   compaction_job.h/.cc    RunCompaction: the merge into new files, and
 //                           DropRules: which entries it drops
@@ -28,8 +29,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "db/version_edit.h"
 #include "db/column_family.h"
+#include "db/version_edit.h"
 
 namespace sift {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "db/compaction/compaction.h"
 #include "db/column_family.h"
+#include "db/compaction/compaction.h"
 
 namespace sift {
 namespace {

@@ -118,8 +118,8 @@ bool DBImpl::NeedsRewrite(const ColumnFamilyData& cfd, const FileMetaData& f,
     return true;
   }
   return !FilterIsCurrent(
-      facts, TargetFilter(cfd.options(), KeysOf(*cfd.current()), level,
-                          FileKeys(f)));
+      facts,
+      TargetFilter(cfd.options(), KeysOf(*cfd.current()), level, FileKeys(f)));
 }
 
 absl::Status DBImpl::ManualCompactionStep() {

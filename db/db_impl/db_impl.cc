@@ -162,8 +162,7 @@ DBImpl::DBImpl(const Options& options, std::string dbname, bool read_only,
                    options_.level0_stop_writes_trigger) {}
 
 std::shared_ptr<MemTable> DBImpl::NewMemTable(const ColumnFamilyData& cfd) {
-  return NewMemTableForWriteBuffer(cfd.icmp(),
-                                   cfd.options().write_buffer_size);
+  return NewMemTableForWriteBuffer(cfd.icmp(), cfd.options().write_buffer_size);
 }
 
 bool DBImpl::AnyImm() const {

@@ -89,9 +89,9 @@ class DBImpl final : public DB {
   absl::Status OpenReadOnlyImpl();
   // A new handle on each family named at construction (and "default"),
   // in the order of names.
-  absl::Status HandlesFor(const std::vector<std::string>& names,
-                          std::vector<std::unique_ptr<ColumnFamilyHandle>>*
-                              handles);
+  absl::Status HandlesFor(
+      const std::vector<std::string>& names,
+      std::vector<std::unique_ptr<ColumnFamilyHandle>>* handles);
 
   absl::Status Put(const WriteOptions& options, std::string_view key,
                    std::string_view value) override;
@@ -146,7 +146,8 @@ class DBImpl final : public DB {
                                      absl::Span<const std::string_view> keys,
                                      std::vector<std::string>* values) override;
   std::vector<absl::Status> MultiGet(
-      const ReadOptions& options, absl::Span<ColumnFamilyHandle* const> families,
+      const ReadOptions& options,
+      absl::Span<ColumnFamilyHandle* const> families,
       absl::Span<const std::string_view> keys,
       std::vector<std::string>* values) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
@@ -195,9 +196,8 @@ class DBImpl final : public DB {
   absl::Status CreateMissingFamilies() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The checks of Open's descriptors (and what Recover found) before
   // anything is written: InvalidArgument naming the family.
-  absl::Status CheckRequestedFamilies(
-      const std::vector<std::string>& unopened) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckRequestedFamilies(const std::vector<std::string>& unopened)
+      const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl_recovery.cc
   // One VersionEdit per family, by ID, installed as one group.

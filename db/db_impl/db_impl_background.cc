@@ -125,14 +125,14 @@ absl::Status DBImpl::WriteLevel0Table(ColumnFamilyData* cfd, MemTable* mem,
       // Placed in the tree as it is now (compactions may have installed
       // while the table was written), above every running compaction
       // that writes its keys; in flight until the caller installs it.
-      level = cfd->FlushLevel(
-          cfd->current()->PickLevelForMemTableOutput(
-              meta->smallest_user_key(), meta->largest_user_key(),
-              options.max_file_size),
-          meta->smallest_user_key(), meta->largest_user_key());
-      cfd->SetFlushInFlight(
-          OutputRange{level, std::string(meta->smallest_user_key()),
-                      std::string(meta->largest_user_key())});
+      level =
+          cfd->FlushLevel(cfd->current()->PickLevelForMemTableOutput(
+                              meta->smallest_user_key(),
+                              meta->largest_user_key(), options.max_file_size),
+                          meta->smallest_user_key(), meta->largest_user_key());
+      cfd->SetFlushInFlight(OutputRange{level,
+                                        std::string(meta->smallest_user_key()),
+                                        std::string(meta->largest_user_key())});
     }
     stats_.Add(config::kNoLevel, kFlushes);
     stats_.Add(config::kNoLevel, kFlushBytesWritten, meta->file_size);
@@ -210,8 +210,7 @@ absl::Status DBImpl::Flush() {
   RETURN_IF_ERROR(Write(WriteOptions(), nullptr));
   MutexLock l(&mu_);
   // Closing: a flush already running still finishes (and is installed).
-  while (AnyImm() && bg_error_.ok() &&
-         (!shutting_down_ || bg_active_ > 0)) {
+  while (AnyImm() && bg_error_.ok() && (!shutting_down_ || bg_active_ > 0)) {
     bg_cv_.Wait(&mu_);
   }
   RETURN_IF_ERROR(bg_error_);

@@ -64,9 +64,6 @@ absl::Status WriteCheckpointManifest(Env* env, const std::string& dir,
       edit.SetFormatVersion(state.max_column_family > 0
                                 ? kDbFormatVersion
                                 : kDbFormatVersionOneFamily);
-      if (state.max_column_family > 0) {
-        edit.SetMaxColumnFamily(state.max_column_family);
-      }
       edit.SetLogNumber(state.log_number);
       edit.SetNextFile(manifest_number + 1);
       edit.SetLastSequence(state.sequence);
@@ -82,6 +79,13 @@ absl::Status WriteCheckpointManifest(Env* env, const std::string& dir,
     std::string record;
     edit.EncodeTo(&record);
     RETURN_IF_ERROR(writer.AddRecord(record));
+    if (family.id == 0 && state.max_column_family > 0) {
+      VersionEdit ids;  // as VersionSet's snapshot: after the first record
+      ids.SetMaxColumnFamily(state.max_column_family);
+      record.clear();
+      ids.EncodeTo(&record);
+      RETURN_IF_ERROR(writer.AddRecord(record));
+    }
   }
   RETURN_IF_ERROR(file->Sync());
   RETURN_IF_ERROR(file->Close());
@@ -158,20 +162,20 @@ absl::Status DBImpl::CreateCheckpoint(const std::string& dir,
   // Every file the captured Version names: the tables and the replacement
   // filters RebuildFilters wrote for some of them.
   for (size_t i = 0; i < state.families.size() && s.ok(); ++i) {
-  for (int level = 0; level < config::kNumLevels && s.ok(); ++level) {
-    for (const auto& f : state.families[i].version->files[level]) {
-      s = LinkOrCopyFile(env_, TableFileName(dbname_, f->number),
-                         TableFileName(dir, f->number), f->file_size)
-              .status();
-      if (s.ok() && f->facts.has_value() && f->facts->replacement) {
-        const ReplacementFilter& r = *f->facts->replacement;
-        s = LinkOrCopyFile(env_, FilterFileName(dbname_, r.number),
-                           FilterFileName(dir, r.number), r.size)
+    for (int level = 0; level < config::kNumLevels && s.ok(); ++level) {
+      for (const auto& f : state.families[i].version->files[level]) {
+        s = LinkOrCopyFile(env_, TableFileName(dbname_, f->number),
+                           TableFileName(dir, f->number), f->file_size)
                 .status();
+        if (s.ok() && f->facts.has_value() && f->facts->replacement) {
+          const ReplacementFilter& r = *f->facts->replacement;
+          s = LinkOrCopyFile(env_, FilterFileName(dbname_, r.number),
+                             FilterFileName(dir, r.number), r.size)
+                  .status();
+        }
+        if (!s.ok()) break;
       }
-      if (!s.ok()) break;
     }
-  }
   }
   // The logs from log_number on: the older ones are closed (a link or a
   // whole copy), the current one is copied up to its captured length.

@@ -115,9 +115,9 @@ absl::StatusOr<std::unique_ptr<DB>> DB::OpenForReadOnly(
           absl::StrCat("column family '", d.name, "': ", s.message()));
     }
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<DB> db,
-                   DBImpl::OpenForReadOnlyWith(db_options, path,
-                                               std::move(others)));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<DB> db,
+      DBImpl::OpenForReadOnlyWith(db_options, path, std::move(others)));
   auto* impl = static_cast<DBImpl*>(db.get());
   RETURN_IF_ERROR(impl->HandlesFor(NamesOf(families), handles));
   return db;
@@ -141,8 +141,8 @@ absl::Status DBImpl::HandlesFor(
   for (const std::string& name : names) {
     std::shared_ptr<ColumnFamilyData> cfd = versions_->FamilyByName(name);
     if (cfd == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          dbname_, ": column family '", name, "' does not exist"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(dbname_, ": column family '", name, "' does not exist"));
     }
     handles->push_back(
         std::make_unique<ColumnFamilyHandleImpl>(std::move(cfd), this));
@@ -155,16 +155,17 @@ absl::Status DBImpl::CheckRequestedFamilies(
   mu_.AssertHeld();
   if (!unopened.empty() && !read_only_) {
     return absl::InvalidArgumentError(absl::StrCat(
-        dbname_, ": column families not opened: ", absl::StrJoin(unopened, ", "),
+        dbname_,
+        ": column families not opened: ", absl::StrJoin(unopened, ", "),
         " (DB::Open must list every family the database has)"));
   }
   if (read_only_ || options_.create_missing_column_families) {
     if (read_only_) {
       for (const ColumnFamilyDescriptor& d : requested_) {
         if (versions_->FamilyByName(d.name) == nullptr) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              dbname_, ": column family '", d.name,
-              "' does not exist (a read-only open creates none)"));
+          return absl::InvalidArgumentError(
+              absl::StrCat(dbname_, ": column family '", d.name,
+                           "' does not exist (a read-only open creates none)"));
         }
       }
     }
@@ -222,8 +223,8 @@ absl::Status DBImpl::CheckBatchFamilies(const WriteBatch* batch) const {
     std::shared_ptr<ColumnFamilyData> cfd = versions_->FamilyById(use.family);
     if (cfd == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "Write: the batch names column family ", use.family,
-          ", which ", dbname_, " does not have (dropped, or another DB's)"));
+          "Write: the batch names column family ", use.family, ", which ",
+          dbname_, " does not have (dropped, or another DB's)"));
     }
     // Range tombstones are fragmented and compared bytewise
     // (table/range_tombstone.h): refused under any other comparator rather
@@ -240,9 +241,8 @@ absl::Status DBImpl::CheckBatchFamilies(const WriteBatch* batch) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<ColumnFamilyHandle>>
-DBImpl::CreateColumnFamily(const ColumnFamilyOptions& options,
-                           const std::string& name) {
+absl::StatusOr<std::unique_ptr<ColumnFamilyHandle>> DBImpl::CreateColumnFamily(
+    const ColumnFamilyOptions& options, const std::string& name) {
   RETURN_IF_ERROR(CheckWritable("CreateColumnFamily"));
   if (name.empty()) {
     return absl::InvalidArgumentError(
@@ -251,8 +251,8 @@ DBImpl::CreateColumnFamily(const ColumnFamilyOptions& options,
   const Options o = FamilyOptions(options);
   absl::Status valid = ValidateOptions(o);
   if (!valid.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CreateColumnFamily '", name, "': ", valid.message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("CreateColumnFamily '", name, "': ", valid.message()));
   }
   MutexLock l(&mu_);
   std::shared_ptr<ColumnFamilyData> created;
@@ -285,8 +285,7 @@ absl::Status DBImpl::DropColumnFamily(ColumnFamilyHandle* family) {
     RETURN_IF_ERROR(bg_error_);
     if (cfd->dropped()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "DropColumnFamily: column family '", cfd->name(),
-          "' was dropped"));
+          "DropColumnFamily: column family '", cfd->name(), "' was dropped"));
     }
     // A flush of the family's memtable may be writing: the drop waits for
     // it (the flush installs the family's table before the drop record).
@@ -332,9 +331,8 @@ absl::Status DBImpl::DeleteRange(const WriteOptions& options,
   return Write(options, &batch);
 }
 
-absl::Status DBImpl::Get(const ReadOptions& options,
-                         ColumnFamilyHandle* family, std::string_view key,
-                         std::string* value) {
+absl::Status DBImpl::Get(const ReadOptions& options, ColumnFamilyHandle* family,
+                         std::string_view key, std::string* value) {
   ASSIGN_OR_RETURN(ColumnFamilyData * cfd, FamilyOf(family, "Get"));
   return GetImpl(options, cfd, key, value);
 }
@@ -370,7 +368,8 @@ absl::StatusOr<std::vector<std::unique_ptr<Iterator>>> DBImpl::NewIterators(
   // Every view, then one sequence: each view holds everything published
   // up to it, so each family reads its state at that one sequence.
   std::vector<std::shared_ptr<const ReadView>> views;
-  for (ColumnFamilyData* cfd : cfds) views.push_back(cfd->views.Acquire().Share());
+  for (ColumnFamilyData* cfd : cfds)
+    views.push_back(cfd->views.Acquire().Share());
   const SequenceNumber seq = ReadSequence(options);
   std::vector<std::unique_ptr<Iterator>> iterators;
   for (size_t i = 0; i < cfds.size(); ++i) {

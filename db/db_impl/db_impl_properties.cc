@@ -109,9 +109,9 @@ std::optional<std::string> DBImpl::GetPropertyImpl(ColumnFamilyData* cfd,
         "------------------------------------------\n";
     for (int level = 0; level < config::kNumLevels; ++level) {
       const double target =
-          level == 0 ? 0
-                     : static_cast<double>(cfd->MaxBytesForLevel(level)) /
-                           1048576.0;
+          level == 0
+              ? 0
+              : static_cast<double>(cfd->MaxBytesForLevel(level)) / 1048576.0;
       absl::StrAppendFormat(
           &s, "%5d %5d %9.2f %11.1f  %s\n", level, v->NumFiles(level),
           static_cast<double>(v->LevelBytes(level)) / 1048576.0, target,

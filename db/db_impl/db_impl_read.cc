@@ -239,8 +239,7 @@ std::unique_ptr<Iterator> DBImpl::NewIteratorAt(
   std::vector<std::unique_ptr<Iterator>> children;
   children.push_back(view->mem->NewIterator());
   if (view->imm != nullptr) children.push_back(view->imm->NewIterator());
-  view->version->AddIterators(options, cfd->table_cache(), &stats_,
-                              &children);
+  view->version->AddIterators(options, cfd->table_cache(), &stats_, &children);
   std::unique_ptr<Iterator> it = NewUserIterator(
       view->version->icmp,
       NewMergingIterator(view->version->icmp, std::move(children)), seq,

@@ -65,8 +65,8 @@ absl::StatusOr<std::unique_ptr<DB>> DBImpl::OpenForReadOnlyWith(
   absl::Status s;
   for (int attempt = 0; attempt < kReadOnlyOpenAttempts; ++attempt) {
     const std::string before = DirectoryFingerprint(env, path);
-    auto db = std::make_unique<DBImpl>(options, path, /*read_only=*/true,
-                                       families);
+    auto db =
+        std::make_unique<DBImpl>(options, path, /*read_only=*/true, families);
     s = db->OpenReadOnlyImpl();
     if (s.ok()) return db;
     // A table deleted between the MANIFEST's read and its open is

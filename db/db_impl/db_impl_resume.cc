@@ -17,6 +17,7 @@ absl::Status DBImpl::ResumeAsFrontWriter() {
   // bg_error_ stays set until the end, so writers keep failing (and the
   // background thread stays idle) while the mutex is released below.
   absl::Status s;
+  versions_->ClearWriteError();
   // Memtables whose flush failed go first: their log number is the
   // current log's, which still holds the live memtables' writes.
   if (AnyImm()) s = FlushImmutable();

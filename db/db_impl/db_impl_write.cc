@@ -83,8 +83,8 @@ absl::Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   }
   if (status.ok()) {
     status = MakeRoomForWrite(
-      batch == nullptr,
-      batch == nullptr ? 0 : WriteBatchInternal::Contents(batch).size());
+        batch == nullptr,
+        batch == nullptr ? 0 : WriteBatchInternal::Contents(batch).size());
   }
   SequenceNumber last_sequence = versions_->LastSequence();
   Writer* last_writer = &w;
@@ -283,8 +283,9 @@ absl::Status DBImpl::MakeRoomForWrite(bool force, size_t bytes) {
       // An empty memtable takes any write: its fixed overhead alone may
       // exceed a small write_buffer_size, and switching it for another
       // empty one would loop forever.
-      full |= !mem.empty() && mem.ApproximateMemoryUsage() - mem.FilterMemory() >
-                                  cfd->options().write_buffer_size;
+      full |=
+          !mem.empty() && mem.ApproximateMemoryUsage() - mem.FilterMemory() >
+                              cfd->options().write_buffer_size;
       all_empty &= mem.empty();
     }
     if (allow_delay && l0_files >= slowdown) {

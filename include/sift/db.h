@@ -414,7 +414,8 @@ class DB {
   // spans have one size, else every status is InvalidArgument), all at one
   // sequence.
   virtual std::vector<absl::Status> MultiGet(
-      const ReadOptions& options, absl::Span<ColumnFamilyHandle* const> families,
+      const ReadOptions& options,
+      absl::Span<ColumnFamilyHandle* const> families,
       absl::Span<const std::string_view> keys,
       std::vector<std::string>* values) = 0;
   virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,

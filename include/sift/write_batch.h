@@ -77,10 +77,11 @@ class WriteBatch {
     virtual void Put(std::string_view key, std::string_view value) = 0;
     virtual void Delete(std::string_view key) = 0;
     virtual void DeleteRange(std::string_view begin, std::string_view end) = 0;
-    // Entries of a column family by its ID (0: the default family, whose
-    // entries also come here). The defaults pass the default family's on
-    // to Put, Delete and DeleteRange and skip the others, so a Handler
-    // that does not override these sees the default family only.
+    // Entries of a column family other than "default", by its ID (the
+    // default family's go to Put, Delete and DeleteRange). The defaults
+    // skip them (passing an ID of 0 on to Put, Delete and DeleteRange),
+    // so a Handler that does not override these sees the default family
+    // only.
     virtual void PutCF(uint32_t family, std::string_view key,
                        std::string_view value) {
       if (family == 0) Put(key, value);

@@ -165,6 +165,7 @@ run(${examples}/hello_world ${examples}/hello-db)
 run(${examples}/bulk_load ${examples}/bulk)
 run(${examples}/cache_guard)
 run(${examples}/dedup_filter)
+run(${examples}/column_families ${examples}/families-db)
 if(SIFT_FUZZ)
   # A smoke run only (CI fuzzes it for longer from .ci/run). New inputs go
   # to the first directory, never into the committed seeds.

@@ -463,8 +463,8 @@ absl::Status ThreadedStressRunner::CheckColumnFamilyChurn(Random* rnd) {
     std::string v;
     RETURN_IF_ERROR(db_->Get(ReadOptions(), h->get(), KeyOf(99, i), &v));
     if (v != absl::StrCat(name, "-", i)) {
-      return absl::InternalError(absl::StrCat("family ", name, ": ",
-                                              KeyOf(99, i), " gave ", v));
+      return absl::InternalError(
+          absl::StrCat("family ", name, ": ", KeyOf(99, i), " gave ", v));
     }
     // Keyspaces are separate: the default family never has it.
     if (!absl::IsNotFound(db_->Get(ReadOptions(), KeyOf(99, i), &v))) {
@@ -478,9 +478,8 @@ absl::Status ThreadedStressRunner::CheckColumnFamilyChurn(Random* rnd) {
   for (it->SeekToFirst(); it->Valid(); it->Next()) ++seen;
   RETURN_IF_ERROR(it->status());
   if (seen != n) {
-    return absl::InternalError(absl::StrCat("dropped family ", name, ": ",
-                                            seen, " of ", n,
-                                            " entries iterated"));
+    return absl::InternalError(absl::StrCat("dropped family ", name, ": ", seen,
+                                            " of ", n, " entries iterated"));
   }
   return absl::OkStatus();
 }
