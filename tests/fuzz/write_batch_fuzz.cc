@@ -15,6 +15,7 @@
 #include "db/memtable.h"
 #include "db/statistics_impl.h"
 #include "db/write_batch_internal.h"
+#include "sift/column_family.h"
 #include "sift/write_batch.h"
 #include "tests/fuzz/fuzz_common.h"
 #include "util/hash.h"
@@ -25,35 +26,60 @@ namespace {
 struct Op {
   enum Kind { kDelete, kPut, kDeleteRange } kind;
   std::string key, value;  // a DeleteRange's begin and end
+  uint32_t family = 0;     // the column family's ID (0: "default")
   bool operator==(const Op& o) const = default;
 };
 
+// Every entry, of every column family.
 class Collector final : public WriteBatch::Handler {
  public:
   void Put(std::string_view key, std::string_view value) override {
-    ops.push_back({Op::kPut, std::string(key), std::string(value)});
+    PutCF(0, key, value);
   }
-  void Delete(std::string_view key) override {
-    ops.push_back({Op::kDelete, std::string(key), ""});
-  }
+  void Delete(std::string_view key) override { DeleteCF(0, key); }
   void DeleteRange(std::string_view begin, std::string_view end) override {
-    ops.push_back({Op::kDeleteRange, std::string(begin), std::string(end)});
+    DeleteRangeCF(0, begin, end);
+  }
+  void PutCF(uint32_t family, std::string_view key,
+             std::string_view value) override {
+    ops.push_back({Op::kPut, std::string(key), std::string(value), family});
+  }
+  void DeleteCF(uint32_t family, std::string_view key) override {
+    ops.push_back({Op::kDelete, std::string(key), "", family});
+  }
+  void DeleteRangeCF(uint32_t family, std::string_view begin,
+                     std::string_view end) override {
+    ops.push_back(
+        {Op::kDeleteRange, std::string(begin), std::string(end), family});
   }
   std::vector<Op> ops;
+};
+
+// A handle naming a family by ID, for rebuilding a batch.
+class FamilyById final : public ColumnFamilyHandle {
+ public:
+  explicit FamilyById(uint32_t id) : id_(id) {}
+  const std::string& GetName() const override { return name_; }
+  uint32_t GetID() const override { return id_; }
+
+ private:
+  const uint32_t id_;
+  const std::string name_ = "fuzz";
 };
 
 void CheckRebuild(const WriteBatch& batch, const std::vector<Op>& ops) {
   WriteBatch rebuilt;
   for (const Op& op : ops) {
+    FamilyById family(op.family);
     switch (op.kind) {
       case Op::kPut:
-        rebuilt.Put(op.key, op.value);
+        rebuilt.Put(&family, op.key, op.value);
         break;
       case Op::kDelete:
-        rebuilt.Delete(op.key);
+        rebuilt.Delete(&family, op.key);
         break;
       case Op::kDeleteRange:
-        rebuilt.DeleteRange(op.key, op.value);
+        rebuilt.DeleteRange(&family, op.key, op.value);
         break;
     }
   }
@@ -79,8 +105,10 @@ void CheckMemTable(const WriteBatch& batch, const std::vector<Op>& ops) {
   static StatisticsImpl* const stats = new StatisticsImpl;
   LocalStats local(stats);
   FUZZ_CHECK(WriteBatchInternal::InsertInto(&batch, &mem).ok(), "InsertInto");
+  // InsertInto(batch, mem) applies the default family's entries only.
   std::map<std::string, std::optional<std::string>> last;
   for (const Op& op : ops) {
+    if (op.family != 0) continue;
     if (op.kind == Op::kDeleteRange) {
       for (auto it = last.lower_bound(op.key);
            it != last.end() && it->first < op.value; ++it) {
