@@ -109,7 +109,8 @@ std::shared_ptr<ColumnFamilyData> VersionSet::FamilyByName(
   return nullptr;
 }
 
-absl::Status VersionSet::WriteSnapshot(log::Writer* log) const {
+std::vector<std::string> VersionSet::EncodeSnapshot() const {
+  std::vector<std::string> records;
   for (const auto& cfd : families_) {
     VersionEdit edit;
     edit.SetComparatorName(cfd->options().comparator->Name());
@@ -132,19 +133,15 @@ absl::Status VersionSet::WriteSnapshot(log::Writer* log) const {
       }
       for (const auto& f : cfd->current()->files[level]) edit.AddFile(level, f);
     }
-    std::string record;
-    edit.EncodeTo(&record);
-    RETURN_IF_ERROR(log->AddRecord(record));
+    edit.EncodeTo(&records.emplace_back());
     if (cfd->id() == 0 && max_column_family_ > 0) {
       // The largest ID given, in a record of its own after the first.
       VersionEdit ids;
       ids.SetMaxColumnFamily(max_column_family_);
-      record.clear();
-      ids.EncodeTo(&record);
-      RETURN_IF_ERROR(log->AddRecord(record));
+      ids.EncodeTo(&records.emplace_back());
     }
   }
-  return absl::OkStatus();
+  return records;
 }
 
 absl::Status VersionSet::CreateNew() {
@@ -267,6 +264,10 @@ absl::Status VersionSet::LogAndApplyInTurn(
     manifest_file_number_ = NewFileNumber();
   }
   const bool new_manifest = manifest_log_ == nullptr;
+  // Encoded while the mutex is held: the counters it records move under
+  // the mutex (NewFileNumber), not under manifest_busy_.
+  const std::vector<std::string> snapshot =
+      new_manifest ? EncodeSnapshot() : std::vector<std::string>();
   const std::string manifest = ManifestFileName(dbname_, manifest_file_number_);
   bool adds_files = false;
   for (VersionEdit* edit : edits) adds_files |= !edit->new_files_.empty();
@@ -286,7 +287,9 @@ absl::Status VersionSet::LogAndApplyInTurn(
       if (s.ok()) {
         manifest_file_ = *std::move(file);
         manifest_log_ = std::make_unique<log::Writer>(manifest_file_.get());
-        s = WriteSnapshot(manifest_log_.get());
+        for (size_t i = 0; s.ok() && i < snapshot.size(); ++i) {
+          s = manifest_log_->AddRecord(snapshot[i]);
+        }
       }
     }
     // A group's records are written together and synced once: recovery

@@ -168,7 +168,8 @@ class VersionSet {
                                               const std::string& name,
                                               const Options& options) const;
   void Install(ColumnFamilyData* cfd, std::shared_ptr<Version> v);
-  absl::Status WriteSnapshot(log::Writer* log) const;
+  // The records a new MANIFEST starts with: every live family's state.
+  std::vector<std::string> EncodeSnapshot() const;
   // LogAndApply's work, once it is this caller's turn. added: the family
   // edits[0] creates, added to families_ once it is recorded.
   absl::Status LogAndApplyInTurn(absl::Span<VersionEdit* const> edits,

@@ -683,7 +683,7 @@ TEST(ColumnFamilyUpgradeTest, Format4DatabaseOpensAndTakesAFamily) {
 // record whole before it looks at the version, and any tag it does not
 // know (10-14) makes that decoding fail, which it reports as "not a siftdb
 // database" (InvalidArgument). So the first record of a format-5 MANIFEST
-// may hold only tags 1-9 (WriteSnapshot puts tag 13 in a record after it;
+// may hold only tags 1-9 (EncodeSnapshot puts tag 13 in a record after it;
 // with it in the first, the build of 3763762 answered "MANIFEST-...: not a
 // siftdb database: its MANIFEST is another engine's").
 TEST(ColumnFamilyFormatTest, FirstRecordIsReadableByFormat4Builds) {
