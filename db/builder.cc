@@ -47,13 +47,16 @@ class RateLimitedFile final : public WritableFile {
 
 OutputFile::OutputFile(std::string path, Env* env, uint64_t number,
                        std::unique_ptr<WritableFile> file,
-                       const Options& options, int level)
+                       const Options& options, const TableFamily& family,
+                       int level)
     : path_(std::move(path)),
       env_(env),
       number_(number),
       file_(std::move(file)),
       builder_(std::make_unique<TableBuilder>(
-          options, file_.get(), FilterLayoutForLevel(options, level))) {}
+          options, file_.get(), FilterLayoutForLevel(options, level))) {
+  builder_->SetColumnFamily(family.id, family.name);
+}
 
 OutputFile::~OutputFile() {
   if (!done_) Abandon();
@@ -61,7 +64,8 @@ OutputFile::~OutputFile() {
 
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(
     const std::string& dbname, Env* env, const Options& options,
-    uint64_t number, int level, StatisticsImpl* stats) {
+    const TableFamily& family, uint64_t number, int level,
+    StatisticsImpl* stats) {
   std::string path = TableFileName(dbname, number);
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
                    env->NewWritableFile(path));
@@ -71,7 +75,7 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(
         level == 0 ? IOPriority::kHigh : IOPriority::kLow, env, stats);
   }
   return std::unique_ptr<OutputFile>(new OutputFile(
-      std::move(path), env, number, std::move(file), options, level));
+      std::move(path), env, number, std::move(file), options, family, level));
 }
 
 absl::Status OutputFile::Add(std::string_view ikey, std::string_view value) {
@@ -151,8 +155,9 @@ void OutputFile::Abandon() {
 }
 
 absl::Status BuildTable(const std::string& dbname, Env* env,
-                        const Options& options, TableCache* cache,
-                        Iterator* iter, uint64_t number, FileMetaData* meta,
+                        const Options& options, const TableFamily& family,
+                        TableCache* cache, Iterator* iter, uint64_t number,
+                        FileMetaData* meta,
                         const std::vector<RangeTombstone>& range_tombstones,
                         StatisticsImpl* stats) {
   meta->file_size = 0;
@@ -161,7 +166,7 @@ absl::Status BuildTable(const std::string& dbname, Env* env,
     return iter->status();
   }
   ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out,
-                   OutputFile::Create(dbname, env, options, number,
+                   OutputFile::Create(dbname, env, options, family, number,
                                       /*level=*/0, stats));
   for (; iter->Valid(); iter->Next()) {
     RETURN_IF_ERROR(out->Add(iter->key(), iter->value()));

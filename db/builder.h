@@ -14,6 +14,7 @@
 #include "db/statistics_impl.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
+#include "sift/column_family.h"
 #include "sift/env.h"
 #include "sift/iterator.h"
 #include "sift/options.h"
@@ -21,6 +22,13 @@
 #include "table/table_builder.h"
 
 namespace sift {
+
+// The column family a table is written for, recorded in its properties
+// (TableProperties::column_family_id and column_family_name).
+struct TableFamily {
+  uint32_t id = 0;
+  std::string name = kDefaultColumnFamilyName;
+};
 
 // One table file being written. Finish makes it durable (sync, close) and
 // opens it through the table cache, so a file enters a Version only once it
@@ -33,7 +41,8 @@ class OutputFile {
   // limiter's priority; a flush passes 0.
   static absl::StatusOr<std::unique_ptr<OutputFile>> Create(
       const std::string& dbname, Env* env, const Options& options,
-      uint64_t number, int level, StatisticsImpl* stats = nullptr);
+      const TableFamily& family, uint64_t number, int level,
+      StatisticsImpl* stats = nullptr);
   ~OutputFile();
 
   absl::Status Add(std::string_view ikey, std::string_view value);
@@ -56,7 +65,7 @@ class OutputFile {
  private:
   OutputFile(std::string path, Env* env, uint64_t number,
              std::unique_ptr<WritableFile> file, const Options& options,
-             int level);
+             const TableFamily& family, int level);
 
   const std::string path_;
   Env* const env_;
@@ -78,7 +87,8 @@ class OutputFile {
 // With neither, no file is written (meta->file_size stays 0).
 absl::Status BuildTable(
     const std::string& dbname, Env* env, const Options& options,
-    TableCache* cache, Iterator* iter, uint64_t number, FileMetaData* meta,
+    const TableFamily& family, TableCache* cache, Iterator* iter,
+    uint64_t number, FileMetaData* meta,
     const std::vector<RangeTombstone>& range_tombstones = {},
     StatisticsImpl* stats = nullptr);
 

@@ -173,8 +173,9 @@ class Repairer {
     const uint64_t number = next_file_number_++;
     FileMetaData meta;
     std::unique_ptr<Iterator> iter = mem->NewIterator();
-    RETURN_IF_ERROR(BuildTable(dbname_, env_, options_, &table_cache_,
-                               iter.get(), number, &meta,
+    // RepairDB keeps one family (it refuses a DB with others).
+    RETURN_IF_ERROR(BuildTable(dbname_, env_, options_, TableFamily(),
+                               &table_cache_, iter.get(), number, &meta,
                                mem->RangeTombstoneList()));
     if (meta.file_size > 0) tables_.push_back(number);
     return absl::OkStatus();

@@ -49,6 +49,10 @@ std::string EncodeProperties(const TableProperties& p) {
   m[prop::kProbes] = VarintValue(p.filter_num_probes);
   // Only when known: a file whose writer did not name its order says nothing.
   if (!p.comparator_name.empty()) m[prop::kComparator] = p.comparator_name;
+  if (p.column_family_id != TableProperties::kUnknownColumnFamily) {
+    m[prop::kColumnFamilyId] = VarintValue(p.column_family_id);
+    m[prop::kColumnFamilyName] = p.column_family_name;
+  }
   m[prop::kCompression] = VarintValue(static_cast<uint64_t>(p.compression));
   m[prop::kCreationTime] = VarintValue(p.creation_time);
   m[prop::kDataSize] = VarintValue(p.data_size);
@@ -121,6 +125,11 @@ absl::Status DecodeProperties(const Block& block, TableProperties* p) {
       p->filter_policy.assign(value);
     } else if (name == prop::kComparator) {
       p->comparator_name.assign(value);
+    } else if (name == prop::kColumnFamilyId) {
+      ok = ParseVarint(value, &u) && u < TableProperties::kUnknownColumnFamily;
+      p->column_family_id = static_cast<uint32_t>(u);
+    } else if (name == prop::kColumnFamilyName) {
+      p->column_family_name.assign(value);
     }
     if (!ok) {
       return absl::DataLossError(
@@ -148,6 +157,10 @@ std::string TableProperties::ToString() const {
   }
   if (!comparator_name.empty()) {
     absl::StrAppend(&s, "comparator name: ", comparator_name, "\n");
+  }
+  if (column_family_id != kUnknownColumnFamily) {
+    absl::StrAppend(&s, "column family ID: ", column_family_id, "\n");
+    absl::StrAppend(&s, "column family name: ", column_family_name, "\n");
   }
   absl::StrAppendFormat(&s, "data blocks total size: %u\n", data_size);
   absl::StrAppendFormat(&s, "index block size: %u\n", index_size);

@@ -74,6 +74,11 @@ class TableBuilder {
   uint64_t FileSize() const { return offset_; }
   // Complete after Finish.
   const TableProperties& properties() const { return props_; }
+  // Records the column family the table belongs to in its properties.
+  void SetColumnFamily(uint32_t id, std::string_view name) {
+    props_.column_family_id = id;
+    props_.column_family_name.assign(name);
+  }
   // The first and last internal keys added.
   const std::string& smallest_key() const { return smallest_; }
   const std::string& last_key() const { return last_key_; }

@@ -434,6 +434,90 @@ TEST_F(LdbTest, ManifestDumpShowsLevelsFilesKeyRangesAndFilters) {
   }
 }
 
+// A DB with a second family: manifest_dump has a section per family
+// (RocksDB's shape), each listing only its own tables; the file listings
+// name each table's family; approxsize reads the family --column_family
+// names; sst_dump shows the family a table belongs to.
+TEST_F(LdbTest, FileCommandsShowEachFamilyApart) {
+  {
+    Options options;
+    options.create_if_missing = true;
+    auto db = DB::Open(options, db_);
+    ASSERT_TRUE(db.ok()) << db.status();
+    auto users = (*db)->CreateColumnFamily(ColumnFamilyOptions(), "users");
+    ASSERT_TRUE(users.ok()) << users.status();
+    for (int i = 0; i < 100; ++i) {
+      ASSERT_TRUE((*db)->Put(WriteOptions(), Key(i), Value(i)).ok());
+    }
+    for (int i = 0; i < 300; ++i) {
+      ASSERT_TRUE(
+          (*db)
+              ->Put(WriteOptions(), users->get(), "u" + Key(i), Value(i))
+              .ok());
+    }
+    ASSERT_TRUE((*db)->Flush().ok());
+  }
+  const std::vector<std::string> tables = Files(".sst");
+  ASSERT_EQ(tables.size(), 2u);
+
+  CommandResult r = LdbDb("manifest_dump");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t default_at =
+      r.out.find("--------------- Column family \"default\"  (ID 0) ");
+  const size_t users_at =
+      r.out.find("--------------- Column family \"users\"  (ID 1) ");
+  ASSERT_NE(default_at, std::string::npos) << r.out;
+  ASSERT_NE(users_at, std::string::npos) << r.out;
+  ASSERT_LT(default_at, users_at);
+  const std::string default_part =
+      r.out.substr(default_at, users_at - default_at);
+  const std::string users_part = r.out.substr(users_at);
+  EXPECT_NE(default_part.find("'key000099' seq:"), std::string::npos) << r.out;
+  EXPECT_EQ(default_part.find("'ukey"), std::string::npos) << r.out;
+  EXPECT_NE(users_part.find("'ukey000299' seq:"), std::string::npos) << r.out;
+  EXPECT_EQ(users_part.find("'key0"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(next_file_number \d+ last_sequence 400 )"
+                        R"(max_column_family 1\n$)")))
+      << r.out;
+
+  r = LdbDb("list_live_files_metadata --sort_by_filename");
+  EXPECT_EQ(CountOf(r.out, ", column family 'default'\n"), 1) << r.out;
+  EXPECT_EQ(CountOf(r.out, ", column family 'users'\n"), 1) << r.out;
+  r = LdbDb("list_live_files_metadata");
+  EXPECT_NE(r.out.find("===== Column Family: users =====\n"), std::string::npos)
+      << r.out;
+
+  const CommandResult all_default = LdbDb("approxsize");
+  const CommandResult all_users = LdbDb("--column_family=users approxsize");
+  ASSERT_EQ(all_users.exit_code, 0) << all_users.err;
+  // Three times the entries: the users table is the larger.
+  EXPECT_GT(std::stoull(all_users.out), std::stoull(all_default.out));
+  EXPECT_EQ(LdbDb("--column_family=users approxsize --from=x").out, "0\n");
+  r = LdbDb("--column_family=nope approxsize");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Column family nope does not exist"), std::string::npos)
+      << r.err;
+
+  std::map<std::string, int> families;
+  for (const std::string& t : tables) {
+    const CommandResult dump =
+        test::RunCommand(absl::StrCat(test::ToolPath("sst_dump"), " --file=", t,
+                                      " --show_properties"),
+                         scratch_);
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    const bool users =
+        dump.out.find("  column family ID: 1\n") != std::string::npos;
+    EXPECT_NE(dump.out.find(users ? "  column family name: users\n"
+                                  : "  column family name: default\n"),
+              std::string::npos)
+        << dump.out;
+    ++families[users ? "users" : "default"];
+  }
+  EXPECT_EQ(families["users"], 1);
+  EXPECT_EQ(families["default"], 1);
+}
+
 TEST_F(LdbTest, DumpWalPrintsOneLinePerBatch) {
   {
     Options options;

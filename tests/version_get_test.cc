@@ -115,7 +115,7 @@ class VersionGetTest : public ::testing::Test {
         entries[ikey] = value == "DEL" ? "" : std::string(value);
       }
       absl::StatusOr<std::unique_ptr<OutputFile>> out = OutputFile::Create(
-          "/db", env_.get(), options_, ++next_number_, level);
+          "/db", env_.get(), options_, TableFamily(), ++next_number_, level);
       EXPECT_TRUE(out.ok()) << out.status();
       for (const auto& [k, value] : entries) {
         EXPECT_TRUE((*out)->Add(k, value).ok());

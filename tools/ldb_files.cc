@@ -9,6 +9,7 @@
 // where one is needed most -- which Recover refuses.
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -35,16 +36,39 @@ namespace {
 constexpr char kRule[] = "------------------------------\n";
 constexpr char kDoubleRule[] = "==============================\n";
 
+// One column family's state in a MANIFEST.
+struct Family {
+  uint32_t id = 0;
+  std::string name = kDefaultColumnFamilyName;
+  std::string comparator;  // empty: no record named one
+  // Per level; level 0 newest first, deeper levels by smallest key.
+  std::vector<std::shared_ptr<FileMetaData>> levels[config::kNumLevels];
+};
+
 // The state a MANIFEST describes, from replaying its edits in order.
 struct Manifest {
   std::string path;
-  std::string dir;         // where its tables and logs are
-  std::string comparator;  // empty: no record named one
+  std::string dir;  // where its tables and logs are
   uint64_t log_number = 0, next_file_number = 0, last_sequence = 0;
-  // Per level; level 0 newest first, deeper levels by smallest key.
-  std::vector<std::shared_ptr<FileMetaData>> levels[config::kNumLevels];
+  uint32_t max_column_family = 0;
+  std::vector<Family> families;    // live ones, by ID; default first
   std::vector<std::string> edits;  // each edit's DebugString, in order
+
+  // The live family --column_family names (default when not given);
+  // NotFound naming it if none.
+  absl::StatusOr<const Family*> Find(const Args& a) const;
 };
+
+absl::StatusOr<const Family*> Manifest::Find(const Args& a) const {
+  const std::string want =
+      a.Option("column_family").value_or(kDefaultColumnFamilyName);
+  for (const Family& f : families) {
+    if (f.name == want) return &f;
+  }
+  return absl::NotFoundError(
+      absl::StrCat("Column family ", want, " does not exist in ", a.db,
+                   " (list_column_families lists them)"));
+}
 
 std::string DirOf(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -72,6 +96,44 @@ absl::StatusOr<std::string> CurrentManifest(const std::string& db) {
   return ManifestFileName(db, number);
 }
 
+// The files of each family, by number, while the edits are replayed.
+using FilesByNumber =
+    std::array<std::map<uint64_t, std::shared_ptr<FileMetaData>>,
+               config::kNumLevels>;
+
+// Applies one edit as VersionSet's recovery does (db/FORMAT.md, "MANIFEST
+// records"): to the family it names, which it may create or drop.
+void Apply(const VersionEdit& edit, std::map<uint32_t, Family>* families,
+           std::map<uint32_t, FilesByNumber>* files, Manifest* m) {
+  if (edit.log_number_) m->log_number = *edit.log_number_;
+  if (edit.next_file_number_) m->next_file_number = *edit.next_file_number_;
+  if (edit.last_sequence_) m->last_sequence = *edit.last_sequence_;
+  if (edit.max_column_family_) {
+    m->max_column_family =
+        std::max(m->max_column_family, *edit.max_column_family_);
+  }
+  const uint32_t id = edit.column_family_;
+  m->max_column_family = std::max(m->max_column_family, id);
+  if (edit.column_family_drop_) {
+    families->erase(id);
+    files->erase(id);
+    return;
+  }
+  Family& family = (*families)[id];
+  family.id = id;
+  if (edit.column_family_add_) family.name = *edit.column_family_add_;
+  if (edit.comparator_) family.comparator = *edit.comparator_;
+  FilesByNumber& by_number = (*files)[id];
+  for (const auto& [level, number] : edit.deleted_files_) {
+    if (level >= 0 && level < config::kNumLevels)
+      by_number[level].erase(number);
+  }
+  for (const auto& [level, f] : edit.new_files_) {
+    if (level >= 0 && level < config::kNumLevels)
+      by_number[level][f->number] = f;
+  }
+}
+
 absl::StatusOr<Manifest> ReadManifest(const std::string& path) {
   std::string contents;
   absl::Status s = ReadFileToString(Env::Default(), path, &contents);
@@ -79,7 +141,12 @@ absl::StatusOr<Manifest> ReadManifest(const std::string& path) {
   Manifest m;
   m.path = path;
   m.dir = DirOf(path);
-  std::map<uint64_t, std::shared_ptr<FileMetaData>> files[config::kNumLevels];
+  std::map<uint32_t, Family> families;
+  families[0] = Family();
+  std::map<uint32_t, FilesByNumber> files;
+  // An atomic group's edits apply together once its last one is read; an
+  // unfinished group at the end is left out, as recovery leaves it.
+  std::vector<VersionEdit> group;
   log::Reader reader(contents, path);
   std::string_view record;
   std::string scratch;
@@ -92,29 +159,28 @@ absl::StatusOr<Manifest> ReadManifest(const std::string& path) {
                        reader.last_record_offset(), ": ", s.message()));
     }
     m.edits.push_back(edit.DebugString());
-    if (edit.comparator_) m.comparator = *edit.comparator_;
-    if (edit.log_number_) m.log_number = *edit.log_number_;
-    if (edit.next_file_number_) m.next_file_number = *edit.next_file_number_;
-    if (edit.last_sequence_) m.last_sequence = *edit.last_sequence_;
-    for (const auto& [level, number] : edit.deleted_files_) {
-      if (level >= 0 && level < config::kNumLevels) files[level].erase(number);
-    }
-    for (const auto& [level, f] : edit.new_files_) {
-      if (level >= 0 && level < config::kNumLevels) files[level][f->number] = f;
-    }
+    const bool grouped = edit.atomic_group_.has_value();
+    const bool last = !grouped || *edit.atomic_group_ == 0;
+    group.push_back(std::move(edit));
+    if (!last) continue;
+    for (const VersionEdit& e : group) Apply(e, &families, &files, &m);
+    group.clear();
   }
   if (!reader.status().ok()) return Failed(reader.status());
-  for (int level = 0; level < config::kNumLevels; ++level) {
-    for (auto& [number, f] : files[level]) m.levels[level].push_back(f);
-    auto& v = m.levels[level];
-    if (level == 0) {
-      std::reverse(v.begin(), v.end());  // the map sorted them oldest first
-    } else {
-      const KeyComparator icmp = KeyComparator::Internal(BytewiseComparator());
-      std::sort(v.begin(), v.end(), [&icmp](const auto& a, const auto& b) {
-        return icmp.Compare(a->smallest, b->smallest) < 0;
-      });
+  const KeyComparator icmp = KeyComparator::Internal(BytewiseComparator());
+  for (auto& [id, family] : families) {
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      auto& v = family.levels[level];
+      for (auto& [number, f] : files[id][level]) v.push_back(f);
+      if (level == 0) {
+        std::reverse(v.begin(), v.end());  // the map sorted them oldest first
+      } else {
+        std::sort(v.begin(), v.end(), [&icmp](const auto& a, const auto& b) {
+          return icmp.Compare(a->smallest, b->smallest) < 0;
+        });
+      }
     }
+    m.families.push_back(std::move(family));
   }
   return m;
 }
@@ -193,24 +259,32 @@ std::string FileText(const FileMetaData& f, const std::string& dir, bool hex) {
   return s;
 }
 
+// RocksDB's form: one section per live family, then the DB's counters
+// (max_column_family only once a family other than default was made).
 std::string ManifestText(const Manifest& m, bool verbose, bool hex) {
   std::string s;
   if (verbose) {
     absl::StrAppend(&s, "Processing Manifest file ", m.path, "\n");
     for (const std::string& e : m.edits) s += e;
   }
-  absl::StrAppend(&s,
-                  "--------------- Column family \"default\"  (ID 0) "
-                  "--------------\nlog number: ",
-                  m.log_number, "\ncomparator: ",
-                  m.comparator.empty() ? "<NO COMPARATOR>" : m.comparator,
-                  "\n");
-  for (int level = 0; level < config::kNumLevels; ++level) {
-    absl::StrAppend(&s, "--- level ", level, " --- version# 1 ---\n");
-    for (const auto& f : m.levels[level]) s += FileText(*f, m.dir, hex);
+  for (const Family& family : m.families) {
+    absl::StrAppend(
+        &s, "--------------- Column family \"", family.name, "\"  (ID ",
+        family.id, ") --------------\nlog number: ", m.log_number,
+        "\ncomparator: ",
+        family.comparator.empty() ? "<NO COMPARATOR>" : family.comparator,
+        "\n");
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      absl::StrAppend(&s, "--- level ", level, " --- version# 1 ---\n");
+      for (const auto& f : family.levels[level]) s += FileText(*f, m.dir, hex);
+    }
   }
   absl::StrAppend(&s, "next_file_number ", m.next_file_number,
-                  " last_sequence ", m.last_sequence, "\n");
+                  " last_sequence ", m.last_sequence);
+  if (m.max_column_family > 0) {
+    absl::StrAppend(&s, " max_column_family ", m.max_column_family);
+  }
+  s += "\n";
   return s;
 }
 
@@ -276,21 +350,29 @@ absl::Status ManifestDump(const Args& a) {
 absl::Status ListLiveFilesMetadata(const Args& a) {
   ASSIGN_OR_RETURN(Manifest m, ReadCurrentManifest(a));
   if (a.Flag("sort_by_filename")) {
-    std::map<uint64_t, int> level_of;
-    for (int level = 0; level < config::kNumLevels; ++level) {
-      for (const auto& f : m.levels[level]) level_of[f->number] = level;
+    std::map<uint64_t, std::pair<int, const std::string*>> where;
+    for (const Family& family : m.families) {
+      for (int level = 0; level < config::kNumLevels; ++level) {
+        for (const auto& f : family.levels[level]) {
+          where[f->number] = {level, &family.name};
+        }
+      }
     }
     std::printf("Live SST Files:\n");
-    for (const auto& [number, level] : level_of) {
-      std::printf("%s : level %d, column family 'default'\n",
-                  TableFileName(a.db, number).c_str(), level);
+    for (const auto& [number, at] : where) {
+      std::printf("%s : level %d, column family '%s'\n",
+                  TableFileName(a.db, number).c_str(), at.first,
+                  at.second->c_str());
     }
   } else {
-    std::printf("===== Column Family: default =====\nLive SST Files:\n");
-    for (int level = 0; level < config::kNumLevels; ++level) {
-      std::printf("---------- level %d ----------\n", level);
-      for (const auto& f : m.levels[level]) {
-        std::printf("%s\n", TableFileName(a.db, f->number).c_str());
+    for (const Family& family : m.families) {
+      std::printf("===== Column Family: %s =====\nLive SST Files:\n",
+                  family.name.c_str());
+      for (int level = 0; level < config::kNumLevels; ++level) {
+        std::printf("---------- level %d ----------\n", level);
+        for (const auto& f : family.levels[level]) {
+          std::printf("%s\n", TableFileName(a.db, f->number).c_str());
+        }
       }
     }
   }
@@ -303,11 +385,13 @@ absl::Status DumpLiveFiles(const Args& a) {
   std::printf("Manifest File\n%s%s\n", kDoubleRule, m.path.c_str());
   Print(ManifestText(m, false, a.key_hex));
   std::printf("\nSST Files\n%s", kDoubleRule);
-  for (int level = 0; level < config::kNumLevels; ++level) {
-    for (const auto& f : m.levels[level]) {
-      const std::string path = TableFileName(a.db, f->number);
-      std::printf("%s level:%d\n%s", path.c_str(), level, kRule);
-      PrintTable(path, a.key_hex);
+  for (const Family& family : m.families) {
+    for (int level = 0; level < config::kNumLevels; ++level) {
+      for (const auto& f : family.levels[level]) {
+        const std::string path = TableFileName(a.db, f->number);
+        std::printf("%s level:%d\n%s", path.c_str(), level, kRule);
+        PrintTable(path, a.key_hex);
+      }
     }
   }
   std::printf("Write Ahead Log Files\n%s", kDoubleRule);
@@ -337,10 +421,11 @@ absl::Status ApproxSize(const Args& a) {
   ASSIGN_OR_RETURN(std::optional<std::string> from, RangeArg(a, "from"));
   ASSIGN_OR_RETURN(std::optional<std::string> to, RangeArg(a, "to"));
   ASSIGN_OR_RETURN(Manifest m, ReadCurrentManifest(a));
+  ASSIGN_OR_RETURN(const Family* family, m.Find(a));
   // A file's share of [from, to) is the bytes between where from's data
   // and to's data start in it (see OffsetOf).
   uint64_t bytes = 0;
-  for (const auto& level : m.levels) {
+  for (const auto& level : family->levels) {
     for (const auto& f : level) {
       uint64_t start = 0, end = f->file_size;
       if (from.has_value()) {

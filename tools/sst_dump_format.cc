@@ -204,6 +204,12 @@ std::string PropertiesText(const Table& table) {
        p.compression == Compression::kSnappy ? "Snappy" : "NoCompression");
   line("comparator name",
        p.comparator_name.empty() ? "N/A" : p.comparator_name);
+  line("column family ID",
+       p.column_family_id == TableProperties::kUnknownColumnFamily
+           ? "N/A"
+           : absl::StrCat(p.column_family_id));
+  line("column family name",
+       p.column_family_name.empty() ? "N/A" : p.column_family_name);
   line("creation time", p.creation_time);
   line("format version", p.format_version);
   line("smallest key",

@@ -215,7 +215,7 @@ absl::Status RunRange(Compaction* c, const CompactionContext& ctx,
     }
     if (out == nullptr) {
       auto created = OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
-                                        ctx.new_file_number(),
+                                        ctx.family, ctx.new_file_number(),
                                         c->output_level(), ctx.stats);
       if (!created.ok()) {
         status = created.status();
@@ -230,7 +230,7 @@ absl::Status RunRange(Compaction* c, const CompactionContext& ctx,
       !range_dels.ForOutput(range_begin, range_end).empty()) {
     // Every entry was dropped, but some tombstones must stay.
     auto created =
-        OutputFile::Create(ctx.dbname, ctx.env, ctx.options,
+        OutputFile::Create(ctx.dbname, ctx.env, ctx.options, ctx.family,
                            ctx.new_file_number(), c->output_level(), ctx.stats);
     status = created.status();
     if (created.ok()) out = *std::move(created);

@@ -11,6 +11,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "db/builder.h"
 #include "db/compaction/compaction.h"
 #include "db/statistics_impl.h"
 #include "db/table_cache.h"
@@ -22,7 +23,8 @@ namespace sift {
 // What RunCompaction needs from the DB.
 struct CompactionContext {
   std::string dbname;
-  Options options;  // the options in force: filters are built with these
+  Options options;     // the options in force: filters are built with these
+  TableFamily family;  // the family compacted, recorded in every output
   Env* env = nullptr;
   TableCache* table_cache = nullptr;
   // Sequences of live snapshots, ascending; the latest state is always

@@ -33,6 +33,7 @@ absl::Status DBImpl::InstallCompaction(Compaction* c) {
     CompactionContext ctx;
     ctx.dbname = dbname_;
     ctx.options = options;
+    ctx.family = TableFamily{cfd->id(), cfd->name()};
     // Every output is sized for its level as the tree will be (a budget's
     // allocation; without one, the options' fp chance).
     ctx.options.bloom_filter_fp_chance = c->OutputFilter(options).fp_chance;

@@ -115,8 +115,9 @@ absl::Status DBImpl::WriteLevel0Table(ColumnFamilyData* cfd, MemTable* mem,
     const std::vector<RangeTombstone> range_tombstones =
         mem->RangeTombstoneList();
     mu_.Unlock();
-    s = BuildTable(dbname_, env_, options, cfd->table_cache(), iter.get(),
-                   number, meta.get(), range_tombstones, &stats_);
+    s = BuildTable(dbname_, env_, options, TableFamily{cfd->id(), cfd->name()},
+                   cfd->table_cache(), iter.get(), number, meta.get(),
+                   range_tombstones, &stats_);
     mu_.Lock();
   }
   if (s.ok() && meta->file_size > 0) {

@@ -43,6 +43,12 @@ struct TableProperties {
   // an ingest) can tell a file of another order from a damaged one; empty
   // in files written before siftdb recorded it.
   std::string comparator_name;
+  // The column family of the DB that wrote the file: its ID and name
+  // (sift/column_family.h). kUnknownColumnFamily and empty for a file
+  // written outside a DB (SstFileWriter) or before siftdb recorded it.
+  static constexpr uint32_t kUnknownColumnFamily = UINT32_MAX;
+  uint32_t column_family_id = kUnknownColumnFamily;
+  std::string column_family_name;
 
   std::string smallest_key;  // user keys
   std::string largest_key;
