@@ -30,6 +30,7 @@ namespace sift::bench {
 struct BenchConfig {
   std::vector<std::string> benchmarks;
   int64_t num = 1000000;
+  int num_column_families = 1;   // key k lives in family k % N
   int64_t reads = 1000000;       // resolved: --reads < 0 means num
   int64_t writes = -1;           // as given: < 0 means the benchmark's num
   int64_t readwrites = 1000000;  // max(reads, writes), or num
@@ -156,8 +157,18 @@ class Benchmark {
   absl::Status RunYcsb(std::string_view name);
   void YcsbThread(ThreadState* thread, Shared* shared);
 
+  // The family key number k is written to and read from
+  // (--num_column_families).
+  ColumnFamilyHandle* FamilyOf(uint64_t k) const {
+    return families_[k % families_.size()];
+  }
+
   const BenchConfig config_;
   std::unique_ptr<DB> db_;
+  // The families beyond default, closed before db_; families_ lists every
+  // family, default first.
+  std::vector<std::unique_ptr<ColumnFamilyHandle>> handles_;
+  std::vector<ColumnFamilyHandle*> families_;
   // Counters of database instances closed earlier in this run (a fill
   // benchmark recreates the database), so --statistics covers the run;
   // resetstats moves the zero to the counters it saw.

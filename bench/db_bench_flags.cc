@@ -80,6 +80,10 @@ ABSL_FLAG(std::string, db, "",
           "Use the db with the following name. Default: a fresh directory "
           "siftdb-bench-<pid> under the system temp directory ($TMPDIR), "
           "removed at exit.");
+ABSL_FLAG(int32_t, num_column_families, 1,
+          "Number of column families to use: key k is written to and read "
+          "from family k % N (\"default\", then column_family_name_000001, "
+          "...), each with the same options. Iterators read \"default\".");
 ABSL_FLAG(bool, use_existing_db, false,
           "If true, do not destroy the existing database (needs --db). "
           "Benchmarks that need a fresh database (fill*) are skipped.");
@@ -405,6 +409,11 @@ absl::Status Benchmarks(BenchConfig* c) {
 absl::Status Counts(BenchConfig* c) {
   c->num = absl::GetFlag(FLAGS_num);
   if (c->num < 1) return Bad("num", c->num, "must be at least 1");
+  c->num_column_families = absl::GetFlag(FLAGS_num_column_families);
+  if (c->num_column_families < 1) {
+    return Bad("num_column_families", c->num_column_families,
+               "must be at least 1");
+  }
   const int64_t reads = absl::GetFlag(FLAGS_reads);
   c->reads = reads < 0 ? c->num : reads;
   c->writes = absl::GetFlag(FLAGS_writes);

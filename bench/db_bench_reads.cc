@@ -54,8 +54,9 @@ void Benchmark::DoRead(ThreadState* thread, uint64_t key_range,
   int64_t found = 0, read = 0, bytes = 0;
   Duration duration(config_.duration, reads_);
   while (!duration.Done(1)) {
-    MakeKey(RandomKeyNum(&thread->rand, key_range), key_size, &key);
-    absl::Status s = db_->Get(read_options_, key, &value);
+    const uint64_t k = RandomKeyNum(&thread->rand, key_range);
+    MakeKey(k, key_size, &key);
+    absl::Status s = db_->Get(read_options_, FamilyOf(k), key, &value);
     if (s.ok()) {
       ++found;
       bytes += static_cast<int64_t>(key.size() + value.size());
@@ -84,16 +85,22 @@ void Benchmark::DoMultiRead(ThreadState* thread, size_t key_size) {
   const int64_t batch = config_.batch_size;
   std::vector<std::string> keys(static_cast<size_t>(batch));
   std::vector<std::string_view> views(keys.size());
+  std::vector<ColumnFamilyHandle*> families(keys.size());
   std::vector<std::string> values;
   int64_t found = 0, read = 0, bytes = 0;
   Duration duration(config_.duration, reads_);
   while (!duration.Done(batch)) {
     for (size_t i = 0; i < keys.size(); ++i) {
-      MakeKey(RandomKeyNum(&thread->rand, config_.num), key_size, &keys[i]);
+      const uint64_t k = RandomKeyNum(&thread->rand, config_.num);
+      MakeKey(k, key_size, &keys[i]);
       views[i] = keys[i];
+      families[i] = FamilyOf(k);
     }
+    // One family: its own MultiGet, as before families existed.
     const std::vector<absl::Status> statuses =
-        db_->MultiGet(read_options_, views, &values);
+        families_.size() == 1
+            ? db_->MultiGet(read_options_, views, &values)
+            : db_->MultiGet(read_options_, families, views, &values);
     for (size_t i = 0; i < keys.size(); ++i) {
       if (statuses[i].ok()) {
         ++found;

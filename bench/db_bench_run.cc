@@ -131,15 +131,28 @@ Benchmark::~Benchmark() { Close(); }
 absl::Status Benchmark::Open() {
   Options options = config_.options;
   options.create_if_missing = true;
-  auto db = DB::Open(options, config_.db);
+  options.create_missing_column_families = true;
+  // RocksDB's db_bench names: "default", then column_family_name_000001...
+  std::vector<ColumnFamilyDescriptor> descriptors;
+  for (int i = 0; i < config_.num_column_families; ++i) {
+    descriptors.emplace_back(
+        i == 0 ? std::string(kDefaultColumnFamilyName)
+               : absl::StrFormat("column_family_name_%06d", i),
+        options);
+  }
+  auto db = DB::Open(options, config_.db, descriptors, &handles_);
   if (!db.ok()) return db.status();
   db_ = *std::move(db);
+  families_.clear();
+  for (const auto& h : handles_) families_.push_back(h.get());
   return absl::OkStatus();
 }
 
 void Benchmark::Close() {
   if (db_ == nullptr) return;
   AddStatistics(db_->GetStatistics(), &closed_stats_);
+  families_.clear();
+  handles_.clear();
   db_.reset();
 }
 
@@ -252,8 +265,12 @@ absl::Status Benchmark::RunOne(std::string_view name) {
 absl::Status Benchmark::RunMeta(std::string_view name) {
   if (name == "flush") return db_->Flush();
   if (name == "waitforcompaction") return db_->WaitForCompaction();
-  if (name == "compactall")
-    return db_->CompactRange(std::nullopt, std::nullopt);
+  if (name == "compactall") {
+    for (ColumnFamilyHandle* family : families_) {
+      absl::Status s = db_->CompactRange(family, std::nullopt, std::nullopt);
+      if (!s.ok()) return s;
+    }
+  }
   if (name == "resetstats") {
     // The DB's own counters cannot be zeroed: remember where they stand.
     reset_baseline_ = closed_stats_;

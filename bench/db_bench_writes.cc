@@ -46,7 +46,8 @@ void Benchmark::DoWrite(ThreadState* thread, bool seq) {
       MakeKey(begin, config_.key_size, &key);
       MakeKey(begin + static_cast<uint64_t>(config_.range_tombstone_width),
               config_.key_size, &end_key);
-      absl::Status s = db_->DeleteRange(write_options_, key, end_key);
+      absl::Status s =
+          db_->DeleteRange(write_options_, FamilyOf(begin), key, end_key);
       if (!s.ok()) Fatal("deleterange", s);
       ++tombstones;
     }
@@ -56,11 +57,11 @@ void Benchmark::DoWrite(ThreadState* thread, bool seq) {
           seq ? static_cast<uint64_t>(i) : RandomKeyNum(&thread->rand, range);
       MakeKey(k, config_.key_size, &key);
       if (batch_size == 1) {
-        absl::Status s =
-            db_->Put(write_options_, key, gen.Generate(value_size_));
+        absl::Status s = db_->Put(write_options_, FamilyOf(k), key,
+                                  gen.Generate(value_size_));
         if (!s.ok()) Fatal("put", s);
       } else {
-        batch.Put(key, gen.Generate(value_size_));
+        batch.Put(FamilyOf(k), key, gen.Generate(value_size_));
       }
       bytes += static_cast<int64_t>(config_.key_size + value_size_);
     }
@@ -91,7 +92,7 @@ void Benchmark::DoDelete(ThreadState* thread, bool seq) {
       const uint64_t k = seq ? static_cast<uint64_t>(i + j)
                              : RandomKeyNum(&thread->rand, config_.num);
       MakeKey(k, config_.key_size, &key);
-      batch.Delete(key);
+      batch.Delete(FamilyOf(k), key);
     }
     absl::Status s = db_->Write(write_options_, &batch);
     if (!s.ok()) Fatal("delete", s);
@@ -105,15 +106,16 @@ void Benchmark::UpdateRandom(ThreadState* thread, Shared*) {
   int64_t found = 0, updates = 0, bytes = 0;
   Duration duration(config_.duration, config_.readwrites);
   while (!duration.Done(1)) {
-    MakeKey(RandomKeyNum(&thread->rand, config_.num), config_.key_size, &key);
-    absl::Status s = db_->Get(read_options_, key, &value);
+    const uint64_t k = RandomKeyNum(&thread->rand, config_.num);
+    MakeKey(k, config_.key_size, &key);
+    absl::Status s = db_->Get(read_options_, FamilyOf(k), key, &value);
     if (s.ok()) {
       ++found;
       bytes += static_cast<int64_t>(key.size() + value.size());
     } else if (!absl::IsNotFound(s)) {
       Fatal("get", s);
     }
-    s = db_->Put(write_options_, key, gen.Generate(value_size_));
+    s = db_->Put(write_options_, FamilyOf(k), key, gen.Generate(value_size_));
     if (!s.ok()) Fatal("put", s);
     ++updates;
     bytes += static_cast<int64_t>(key.size() + value_size_);
@@ -132,14 +134,15 @@ void Benchmark::ReadRandomWriteRandom(ThreadState* thread, Shared*) {
   int gets_left = 0, puts_left = 0;
   Duration duration(config_.duration, config_.readwrites);
   while (!duration.Done(1)) {
-    MakeKey(RandomKeyNum(&thread->rand, config_.num), config_.key_size, &key);
+    const uint64_t k = RandomKeyNum(&thread->rand, config_.num);
+    MakeKey(k, config_.key_size, &key);
     if (gets_left == 0 && puts_left == 0) {
       gets_left = config_.readwritepercent;
       puts_left = 100 - gets_left;
     }
     if (gets_left > 0) {
       --gets_left;
-      absl::Status s = db_->Get(read_options_, key, &value);
+      absl::Status s = db_->Get(read_options_, FamilyOf(k), key, &value);
       if (s.ok()) {
         ++found;
       } else if (!absl::IsNotFound(s)) {
@@ -149,7 +152,8 @@ void Benchmark::ReadRandomWriteRandom(ThreadState* thread, Shared*) {
       thread->stats.FinishedOps(1, OpKind::kRead);
     } else {
       --puts_left;
-      absl::Status s = db_->Put(write_options_, key, gen.Generate(value_size_));
+      absl::Status s =
+          db_->Put(write_options_, FamilyOf(k), key, gen.Generate(value_size_));
       if (!s.ok()) Fatal("put", s);
       ++writes;
       thread->stats.FinishedOps(1, OpKind::kWrite);
@@ -165,21 +169,27 @@ void Benchmark::BackgroundWriter(ThreadState* thread, Shared* shared) {
   std::string key;
   while (shared->readers_done.load(std::memory_order_acquire) <
          shared->num_readers) {
-    MakeKey(RandomKeyNum(&thread->rand, config_.num), config_.key_size, &key);
-    absl::Status s = db_->Put(write_options_, key, gen.Generate(value_size_));
+    const uint64_t k = RandomKeyNum(&thread->rand, config_.num);
+    MakeKey(k, config_.key_size, &key);
+    absl::Status s =
+        db_->Put(write_options_, FamilyOf(k), key, gen.Generate(value_size_));
     if (!s.ok()) Fatal("put", s);
     thread->stats.FinishedOps(1, OpKind::kWrite);
   }
 }
 
 void Benchmark::Compact(ThreadState*, Shared*) {
-  absl::Status s = db_->CompactRange(std::nullopt, std::nullopt);
-  if (!s.ok()) Fatal("compact", s);
+  for (ColumnFamilyHandle* family : families_) {
+    absl::Status s = db_->CompactRange(family, std::nullopt, std::nullopt);
+    if (!s.ok()) Fatal("compact", s);
+  }
 }
 
 void Benchmark::RebuildFilters(ThreadState*, Shared*) {
-  absl::Status s = db_->RebuildFilters();
-  if (!s.ok()) Fatal("rebuildfilters", s);
+  for (ColumnFamilyHandle* family : families_) {
+    absl::Status s = db_->RebuildFilters(family);
+    if (!s.ok()) Fatal("rebuildfilters", s);
+  }
 }
 
 }  // namespace sift::bench

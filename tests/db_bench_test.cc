@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "sift/db.h"
 #include "tests/testutil/db_bench_output.h"
 #include "tests/testutil/subprocess.h"
 #include "tests/testutil/testutil.h"
@@ -244,6 +245,53 @@ TEST_F(DbBenchTest, UseExistingDbSkipsFillsAndReadsTheOldData) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].name, "readrandom");
   EXPECT_EQ(lines[0].found, 300);  // fillseq wrote every number
+}
+
+// --num_column_families=N (RocksDB's): key k goes to family k % N, named
+// as RocksDB's db_bench names them, and the reads find every key there.
+TEST_F(DbBenchTest, NumColumnFamiliesSpreadsKeysOverTheFamilies) {
+  CommandResult r = Bench(
+      "--num=3000 --reads=3000 --num_column_families=3 "
+      "--benchmarks=fillseq,readrandom,multireadrandom,readmissing");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, ReportLine> by_name;
+  for (const ReportLine& l : ParseReport(r.out)) by_name[l.name] = l;
+  EXPECT_EQ(by_name["readrandom"].found, 3000) << r.out;
+  EXPECT_EQ(by_name["multireadrandom"].found, 3000) << r.out;
+  EXPECT_EQ(by_name["readmissing"].found, 0) << r.out;
+
+  const std::string db = dir_ + "/db";
+  auto names = DB::ListColumnFamilies(DBOptions(), db);
+  ASSERT_TRUE(names.ok()) << names.status();
+  EXPECT_EQ(*names,
+            (std::vector<std::string>{"default", "column_family_name_000001",
+                                      "column_family_name_000002"}));
+  std::vector<ColumnFamilyDescriptor> families;
+  for (const std::string& name : *names) {
+    families.emplace_back(name, ColumnFamilyOptions());
+  }
+  std::vector<std::unique_ptr<ColumnFamilyHandle>> handles;
+  {
+    auto opened = DB::Open(DBOptions(), db, families, &handles);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    for (const auto& h : handles) {
+      std::unique_ptr<Iterator> it =
+          (*opened)->NewIterator(ReadOptions(), h.get());
+      int n = 0;
+      for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+      EXPECT_EQ(n, 1000) << h->GetName();
+    }
+    handles.clear();
+  }
+
+  // Opening it with fewer families than it has names the ones left out.
+  r = Bench("--num=3000 --use_existing_db=1 --benchmarks=readrandom");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("column_family_name_000001"), std::string::npos)
+      << r.err;
+  r = Bench("--benchmarks=fillseq --num_column_families=0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("num_column_families"), std::string::npos) << r.err;
 }
 
 TEST_F(DbBenchTest, HelpListsTheBenchmarksAndExitsZero) {
