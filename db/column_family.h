@@ -22,6 +22,7 @@
 #include "db/dbformat.h"
 #include "db/memtable.h"
 #include "db/read_view.h"
+#include "db/statistics_impl.h"
 #include "db/table_cache.h"
 #include "db/version.h"
 #include "sift/column_family.h"
@@ -58,6 +59,10 @@ class ColumnFamilyData {
   const Options& options() const { return options_; }
   const KeyComparator& icmp() const { return icmp_; }
   TableCache* table_cache() const { return table_cache_.get(); }
+  // What point reads of this family count (filters, blocks, keys read):
+  // GetProperty(handle, "sift.filter-stats") shows them; the DB's
+  // statistics sum every family's (DBImpl::GetStatistics).
+  StatisticsImpl* read_stats() { return &read_stats_; }
 
   // Set once DropColumnFamily has recorded the drop: the family takes no
   // more reads or writes, and its files go once no Version names them.
@@ -162,6 +167,7 @@ class ColumnFamilyData {
   const Options options_;
   const KeyComparator icmp_;  // from options_.comparator
   const std::unique_ptr<TableCache> table_cache_;
+  StatisticsImpl read_stats_;
   std::atomic<bool> dropped_{false};
 
   std::shared_ptr<const Version> current_;

@@ -72,6 +72,15 @@ std::string Statistics::ToString() const {
   return s;
 }
 
+void AddStatistics(const Statistics& from, Statistics* to) {
+  for (uint32_t t = 0; t < kNumTickers; ++t) to->total[t] += from.total[t];
+  for (size_t l = 0; l < from.level.size(); ++l) {
+    for (uint32_t t = 0; t < kNumTickers; ++t) {
+      to->level[l][t] += from.level[l][t];
+    }
+  }
+}
+
 StatisticsImpl::StatisticsImpl()
     : shards_(std::make_unique<ShardCounters[]>(kShards)) {
   for (int i = 0; i < kShards; ++i) {

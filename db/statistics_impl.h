@@ -52,6 +52,9 @@ void AddTableCounters(int level, const TableReadCounters& c, Stats* to) {
   if (c.filter_corrupt) to->Add(level, kBloomFilterCorrupt, c.filter_corrupt);
 }
 
+// Adds every count of `from` to *to.
+void AddStatistics(const Statistics& from, Statistics* to);
+
 class StatisticsImpl {
  public:
   StatisticsImpl();

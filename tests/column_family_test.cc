@@ -11,11 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "sift/statistics.h"
 #include "tests/testutil/mem_db_test.h"
 #include "tests/testutil/test_comparators.h"
 
@@ -178,6 +181,54 @@ TEST_F(ColumnFamilyTest, EachFamilyBuildsFiltersForItsOwnFpChance) {
       db_->GetProperty(t->get(), "sift.filter-stats");
   ASSERT_TRUE(stats.has_value());
   EXPECT_NE(stats->find("total"), std::string::npos);
+}
+
+// The "checked" column of a sift.filter-stats row ("total", "db").
+uint64_t CheckedIn(const std::string& filter_stats, const std::string& row) {
+  const std::vector<std::string> lines = absl::StrSplit(filter_stats, '\n');
+  for (const std::string& line : lines) {
+    const std::vector<std::string> cols =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    uint64_t n = 0;
+    if (cols.size() >= 2 && cols[0] == row && absl::SimpleAtoi(cols[1], &n)) {
+      return n;
+    }
+  }
+  ADD_FAILURE() << "no row " << row << " in\n" << filter_stats;
+  return 0;
+}
+
+// Each family counts its own filter probes (GetProperty(handle,
+// "sift.filter-stats")); a "db" row and GetStatistics sum every family,
+// dropped ones included.
+TEST_F(ColumnFamilyTest, FilterStatsArePerFamilyWithTheDbTotal) {
+  CreateTwo();
+  ColumnFamilyHandle* tight = handles_[1].get();
+  for (int i = 0; i < 500; ++i) {
+    ASSERT_TRUE(
+        db_->Put(WriteOptions(), tight, test::NumberedKey(i), "v").ok());
+    ASSERT_TRUE(db_->Put(WriteOptions(), test::NumberedKey(i), "v").ok());
+  }
+  ASSERT_TRUE(db_->Flush(tight).ok());
+  // Misses inside the tables' key ranges, so the filter answers them.
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_EQ(GetIn(tight, test::NumberedKey(i) + "-absent"), "NOT_FOUND");
+  }
+  const std::string in_tight = *db_->GetProperty(tight, "sift.filter-stats");
+  const std::string in_default = *db_->GetProperty("sift.filter-stats");
+  EXPECT_EQ(CheckedIn(in_tight, "total"), 300u) << in_tight;
+  EXPECT_EQ(CheckedIn(in_default, "total"), 0u) << in_default;
+  EXPECT_EQ(CheckedIn(in_default, "db"), 300u) << in_default;
+  EXPECT_EQ(db_->GetStatistics().Get(kBloomFilterChecked), 300u);
+
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_EQ(
+        GetIn(db_->DefaultColumnFamily(), test::NumberedKey(i) + "-absent"),
+        "NOT_FOUND");
+  }
+  EXPECT_EQ(CheckedIn(*db_->GetProperty("sift.filter-stats"), "total"), 200u);
+  ASSERT_TRUE(db_->DropColumnFamily(tight).ok());
+  EXPECT_EQ(db_->GetStatistics().Get(kBloomFilterChecked), 500u);
 }
 
 TEST_F(ColumnFamilyTest, BatchWritesEveryFamilyAtOneSequence) {

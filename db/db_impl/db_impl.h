@@ -116,7 +116,9 @@ class DBImpl final : public DB {
   absl::StatusOr<std::vector<uint64_t>> GetApproximateSizes(
       const SizeApproximationOptions& options,
       absl::Span<const Range> ranges) override;
-  Statistics GetStatistics() override { return stats_.Snapshot(); }
+  // The DB's counters and the point reads of every family, dropped ones
+  // included.
+  Statistics GetStatistics() override;
   absl::Status Resume() override;
   absl::Status CreateCheckpoint(const std::string& dir,
                                 uint64_t* sequence) override;
@@ -395,7 +397,11 @@ class DBImpl final : public DB {
   const bool read_only_;
   // Column families named at construction, besides "default".
   const std::vector<ColumnFamilyDescriptor> requested_;
+  // What the DB counts beside the point reads, which each family counts
+  // (ColumnFamilyData::read_stats); dropped families' reads are summed
+  // here at the drop.
   StatisticsImpl stats_;
+  Statistics dropped_read_stats_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<BlockCache> block_cache_;
 
   Mutex mu_;

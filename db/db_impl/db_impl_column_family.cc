@@ -291,6 +291,7 @@ absl::Status DBImpl::DropColumnFamily(ColumnFamilyHandle* family) {
     // it (the flush installs the family's table before the drop record).
     while (flush_running_) bg_cv_.Wait(&mu_);
     RETURN_IF_ERROR(versions_->DropColumnFamily(cfd, &mu_));
+    AddStatistics(cfd->read_stats()->Snapshot(), &dropped_read_stats_);
     cfd->mem.reset();
     cfd->imm.reset();
     // Readers holding a view keep it; later reads are refused by FamilyOf.

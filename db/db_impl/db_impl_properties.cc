@@ -69,6 +69,16 @@ const char* ModeName(WALRecoveryMode mode) {
 
 }  // namespace
 
+Statistics DBImpl::GetStatistics() {
+  Statistics all = stats_.Snapshot();
+  MutexLock l(&mu_);
+  AddStatistics(dropped_read_stats_, &all);
+  for (const auto& cfd : versions_->families()) {
+    AddStatistics(cfd->read_stats()->Snapshot(), &all);
+  }
+  return all;
+}
+
 std::optional<std::string> DBImpl::GetProperty(std::string_view name) {
   return GetPropertyImpl(default_cf_, name);
 }
@@ -102,7 +112,6 @@ std::optional<std::string> DBImpl::GetPropertyImpl(ColumnFamilyData* cfd,
     }
     return absl::StrCat(v->NumFiles(level));
   }
-  const Statistics stats = stats_.Snapshot();
   if (what == "levels") {
     std::string s =
         "Level Files Size(MB)  Target(MB)  FpChance\n"
@@ -120,6 +129,8 @@ std::optional<std::string> DBImpl::GetPropertyImpl(ColumnFamilyData* cfd,
     return s;
   }
   if (what == "filter-stats") {
+    // This family's reads; a DB with other families adds a row of all.
+    const Statistics stats = cfd->read_stats()->Snapshot();
     std::string s =
         absl::StrFormat("%-5s %12s %12s %12s %12s %10s  %s  %s %s\n", "Level",
                         "checked", "useful", "positive", "true_pos", "observed",
@@ -160,6 +171,19 @@ std::optional<std::string> DBImpl::GetPropertyImpl(ColumnFamilyData* cfd,
         stats.Get(kBloomFilterFullPositive),
         stats.Get(kBloomFilterFullTruePositive), stats.ObservedFpRate(), target,
         all.BitsPerKey(), all.bytes);
+    bool several = false;
+    {
+      MutexLock l(&mu_);
+      several = versions_->families().size() > 1;
+    }
+    if (several) {
+      const Statistics db = GetStatistics();
+      absl::StrAppendFormat(
+          &s, "%-5s %12u %12u %12u %12u %10.6f\n", "db",
+          db.Get(kBloomFilterChecked), db.Get(kBloomFilterUseful),
+          db.Get(kBloomFilterFullPositive),
+          db.Get(kBloomFilterFullTruePositive), db.ObservedFpRate());
+    }
     return s;
   }
   if (what == "filter-bytes" || what == "filter-keys") {
@@ -199,6 +223,7 @@ std::optional<std::string> DBImpl::GetPropertyImpl(ColumnFamilyData* cfd,
         "\n");
   }
   if (what == "stats") {
+    const Statistics stats = GetStatistics();  // the whole DB's
     std::string s = stats.ToString();
     absl::StrAppendFormat(&s, "observed filter fp rate: %.6f (fp chance %g)\n",
                           stats.ObservedFpRate(),

@@ -83,7 +83,7 @@ absl::Status DBImpl::GetImpl(const ReadOptions& options, ColumnFamilyData* cfd,
   const ReadViewCache::Ref view = cfd->views.Acquire();
   const SequenceNumber seq = ReadSequence(options);
   const LookupKey lkey(key, seq);
-  LocalStats stats(&stats_);
+  LocalStats stats(cfd->read_stats());
   stats.Add(config::kNoLevel, kNumberKeysRead);
   absl::Status s;
   KeyLookup k;
@@ -180,7 +180,7 @@ void DBImpl::MultiGetAt(const ReadOptions& options, ColumnFamilyData* cfd,
   const size_t n = keys.size();
   for (std::string& v : values) v.clear();
   if (n == 0) return;
-  LocalStats stats(&stats_);
+  LocalStats stats(cfd->read_stats());
   stats.Add(config::kNoLevel, kNumberKeysRead, n);
   const ReadContext ctx{options, cfd->table_cache(), &stats,
                         HasRangeTombstones(view)};

@@ -432,8 +432,9 @@ class DB {
   virtual absl::Status CompactRange(ColumnFamilyHandle* family,
                                     std::optional<std::string_view> begin,
                                     std::optional<std::string_view> end) = 0;
-  // The properties above, of one family; sift.stats and sift.filter-stats
-  // count reads of every family.
+  // The properties above, of one family. sift.filter-stats counts this
+  // family's reads (with a "db" row of every family's when there are
+  // several); sift.stats and GetStatistics count the whole DB's.
   virtual std::optional<std::string> GetProperty(ColumnFamilyHandle* family,
                                                  std::string_view name) = 0;
   virtual absl::StatusOr<std::vector<uint64_t>> GetApproximateSizes(
