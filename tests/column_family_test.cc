@@ -315,6 +315,49 @@ TEST_F(ColumnFamilyTest, ListAndReopenWithMissingOrExtraFamilies) {
   EXPECT_EQ(v, "1");
 }
 
+// A refused open writes nothing and deletes nothing: the tables and log
+// of a family it left out are all still there at the next open.
+TEST_F(ColumnFamilyTest, RefusedOpenKeepsEveryFamilysData) {
+  CreateTwo();
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), handles_[1].get(),
+                         test::NumberedKey(i), "flushed")
+                    .ok());
+  }
+  ASSERT_TRUE(db_->Flush(handles_[1].get()).ok());
+  ASSERT_TRUE(
+      db_->Put(WriteOptions(), handles_[1].get(), "in-log", "logged").ok());
+  ASSERT_TRUE(db_->Put(WriteOptions(), "d", "default").ok());
+  handles_.clear();
+  db_.reset();
+  EXPECT_TRUE(absl::IsInvalidArgument(OpenFamilies({"default", "reverse"})));
+  EXPECT_TRUE(absl::IsInvalidArgument(DB::Open(options_, path_).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      OpenFamilies({"default", "reverse", "tight", "extra"})));
+  ASSERT_TRUE(OpenFamilies({"default", "reverse", "tight"}).ok());
+  ColumnFamilyHandle* const tight = handles_[2].get();
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(GetIn(tight, test::NumberedKey(i)), "flushed") << i;
+  }
+  EXPECT_EQ(GetIn(tight, "in-log"), "logged");
+  EXPECT_EQ(GetIn(db_->DefaultColumnFamily(), "d"), "default");
+}
+
+// A new database is created with the families listed only when
+// create_missing_column_families is set; otherwise nothing is created.
+TEST_F(ColumnFamilyTest, NewDatabaseCreatesListedFamiliesOnlyWhenAsked) {
+  options_.create_if_missing = true;
+  absl::Status s = OpenFamilies({"default", "reverse"});
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("reverse"), std::string::npos) << s;
+  EXPECT_FALSE(DB::ListColumnFamilies(options_, path_).ok());
+  options_.create_missing_column_families = true;
+  ASSERT_TRUE(OpenFamilies({"default", "reverse"}).ok());
+  auto names = DB::ListColumnFamilies(options_, path_);
+  ASSERT_TRUE(names.ok()) << names.status();
+  EXPECT_EQ(*names, (std::vector<std::string>{"default", "reverse"}));
+}
+
 TEST_F(ColumnFamilyTest, BadInputIsRefusedByName) {
   CreateTwo();
   // An existing name, an empty name, dropping "default".

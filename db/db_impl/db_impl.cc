@@ -181,6 +181,7 @@ absl::Status DBImpl::OpenImpl() {
   for (const auto& cfd : versions_->families()) cfd->mem = NewMemTable(*cfd);
   InstallMemTables();
   RETURN_IF_ERROR(CreateMissingFamilies());
+  opened_ = true;
   DeleteObsoleteFiles();
   for (int i = 0; i < options_.max_background_jobs; ++i) {
     bg_threads_.emplace_back([this] { BackgroundLoop(); });
@@ -230,9 +231,11 @@ absl::Status DBImpl::CloseLocked() {
   if (!read_only_) {
     // Files an install could not delete then (an iterator or snapshot
     // still read them) go now; after a background error everything is
-    // kept. The log is closed as the front writer: no write is using it
-    // then, and every later one finds shutting_down_ first.
-    DeleteObsoleteFiles();
+    // kept, and after a refused open too: the Versions then may lack a
+    // family the open left out, whose files would look obsolete. The log
+    // is closed as the front writer: no write is using it then, and every
+    // later one finds shutting_down_ first.
+    if (opened_) DeleteObsoleteFiles();
     const absl::Status closed =
         RunAsFrontWriter([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
           if (logfile_ == nullptr) return absl::OkStatus();

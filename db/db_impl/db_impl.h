@@ -458,6 +458,8 @@ class DBImpl final : public DB {
   // stops after its current item and writers are refused. Atomic so that
   // CheckWritable can read it without the mutex.
   std::atomic<bool> shutting_down_{false};
+  // OpenImpl succeeded: until then Close deletes no file.
+  bool opened_ ABSL_GUARDED_BY(mu_) = false;
   // Close has finished; a second Close returns close_status_.
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status close_status_ ABSL_GUARDED_BY(mu_);

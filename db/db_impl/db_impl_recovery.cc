@@ -114,6 +114,8 @@ absl::Status DBImpl::Recover(FamilyEdits* edits,
       return NoCurrentError(env_, dbname_, "opened read-only: nothing created");
     }
     if (!options_.create_if_missing) return NoDatabaseError();
+    // The families listed besides default are created only when asked.
+    RETURN_IF_ERROR(CheckRequestedFamilies({}));
     return CreateNewDatabase();
   }
   if (options_.error_if_exists && !read_only_) {
