@@ -5,11 +5,16 @@
 #ifndef SIFT_C_C_INTERNAL_H_
 #define SIFT_C_C_INTERNAL_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "sift/c.h"
 #include "sift/comparator.h"
 #include "sift/db.h"
@@ -87,6 +92,24 @@ char* CopyOut(const char* data, size_t n);
 inline char* CopyOut(const std::string& s) {
   return CopyOut(s.data(), s.size());
 }
+
+// A CompactRange bound: a NULL key means unbounded on that side.
+inline std::optional<std::string_view> Bound(const char* key, size_t len) {
+  if (key == nullptr) return std::nullopt;
+  return std::string_view(key, len);
+}
+
+// sift_approximate_sizes's arguments as GetApproximateSizes's.
+std::vector<sift::Range> Ranges(int num_ranges,
+                                const char* const* range_start_key,
+                                const size_t* range_start_key_len,
+                                const char* const* range_limit_key,
+                                const size_t* range_limit_key_len);
+sift::SizeApproximationOptions SizeOptions(uint8_t include_files,
+                                           uint8_t include_memtables);
+// Writes r's sizes to sizes, or sets *errptr.
+void StoreSizes(const absl::StatusOr<std::vector<uint64_t>>& r, uint64_t* sizes,
+                char** errptr);
 
 }  // namespace sift::c_api
 
