@@ -103,6 +103,15 @@ void sift_delete(sift_db_t* db, const sift_writeoptions_t* options,
             errptr);
 }
 
+void sift_delete_range(sift_db_t* db, const sift_writeoptions_t* options,
+                       const char* start_key, size_t start_key_len,
+                       const char* end_key, size_t end_key_len, char** errptr) {
+  SaveError(db->rep->DeleteRange(options->rep,
+                                 std::string_view(start_key, start_key_len),
+                                 std::string_view(end_key, end_key_len)),
+            errptr);
+}
+
 void sift_write(sift_db_t* db, const sift_writeoptions_t* options,
                 sift_writebatch_t* batch, char** errptr) {
   SaveError(db->rep->Write(options->rep, &batch->rep), errptr);

@@ -66,6 +66,12 @@ void sift_put(sift_db_t* db, const sift_writeoptions_t* options,
 /* Deleting a missing key is not an error. */
 void sift_delete(sift_db_t* db, const sift_writeoptions_t* options,
                  const char* key, size_t keylen, char** errptr);
+/* Removes every key in [start_key, end_key) (DB::DeleteRange), as one
+   write. start_key >= end_key is INVALID_ARGUMENT, and nothing is written;
+   so is any comparator but the bytewise one. */
+void sift_delete_range(sift_db_t* db, const sift_writeoptions_t* options,
+                       const char* start_key, size_t start_key_len,
+                       const char* end_key, size_t end_key_len, char** errptr);
 /* Applies the batch atomically (see DB::Write). */
 void sift_write(sift_db_t* db, const sift_writeoptions_t* options,
                 sift_writebatch_t* batch, char** errptr);
@@ -177,11 +183,20 @@ void sift_writebatch_put(sift_writebatch_t* batch, const char* key, size_t klen,
                          const char* val, size_t vlen);
 void sift_writebatch_delete(sift_writebatch_t* batch, const char* key,
                             size_t klen);
-/* The number of puts and deletes. */
+/* Removes every key in [start_key, end_key) when the batch is written (a
+   later put in the batch of a key in the range survives). start_key >=
+   end_key is refused like an oversized key. */
+void sift_writebatch_delete_range(sift_writebatch_t* batch,
+                                  const char* start_key, size_t start_key_len,
+                                  const char* end_key, size_t end_key_len);
+/* The number of puts, deletes and range deletions, of every column
+   family. */
 int sift_writebatch_count(const sift_writebatch_t* batch);
 /* Sets *errptr if the batch refused an entry (WriteBatch::status). */
 void sift_writebatch_get_error(const sift_writebatch_t* batch, char** errptr);
-/* Calls put or deleted for each entry, in order, with state. */
+/* Calls put or deleted for each put and delete of the default column
+   family, in order, with state; range deletions and other families'
+   entries are skipped. */
 void sift_writebatch_iterate(const sift_writebatch_t* batch, void* state,
                              void (*put)(void* state, const char* k,
                                          size_t klen, const char* v,
@@ -227,6 +242,10 @@ sift_options_t* sift_options_create(void);
 void sift_options_destroy(sift_options_t* options);
 void sift_options_set_create_if_missing(sift_options_t* options, uint8_t v);
 void sift_options_set_error_if_exists(sift_options_t* options, uint8_t v);
+/* Lets sift_open_column_families create the listed families the database
+   lacks (else they are INVALID_ARGUMENT). */
+void sift_options_set_create_missing_column_families(sift_options_t* options,
+                                                     uint8_t v);
 void sift_options_set_paranoid_checks(sift_options_t* options, uint8_t v);
 /* NULL: the POSIX file system. Not owned. */
 void sift_options_set_env(sift_options_t* options, sift_env_t* env);
