@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sift/c.h"
+#include "sift/column_family.h"
 #include "sift/comparator.h"
 #include "sift/db.h"
 #include "sift/env.h"
@@ -46,6 +47,13 @@ struct sift_comparator_t : sift::Comparator {
   void (*const destructor_)(void*);
   const CompareFn compare_;
   const NameFn name_;
+};
+// One family's handle: the caller's own (from sift_open_column_families or
+// sift_create_column_family), or, for sift_get_default_column_family_handle,
+// the DB's own default handle, borrowed (owned is then null).
+struct sift_column_family_handle_t {
+  std::unique_ptr<sift::ColumnFamilyHandle> owned;
+  sift::ColumnFamilyHandle* rep;  // owned.get(), or the borrowed handle
 };
 struct sift_db_t {
   std::unique_ptr<sift::DB> rep;
