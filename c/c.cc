@@ -28,10 +28,39 @@ char* CopyOut(const char* data, size_t n) {
   return out;
 }
 
+std::vector<sift::Range> Ranges(int num_ranges,
+                                const char* const* range_start_key,
+                                const size_t* range_start_key_len,
+                                const char* const* range_limit_key,
+                                const size_t* range_limit_key_len) {
+  std::vector<sift::Range> ranges;
+  for (int i = 0; i < num_ranges; ++i) {
+    ranges.push_back(
+        {std::string_view(range_start_key[i], range_start_key_len[i]),
+         std::string_view(range_limit_key[i], range_limit_key_len[i])});
+  }
+  return ranges;
+}
+
+sift::SizeApproximationOptions SizeOptions(uint8_t include_files,
+                                           uint8_t include_memtables) {
+  sift::SizeApproximationOptions o;
+  o.include_files = include_files != 0;
+  o.include_memtables = include_memtables != 0;
+  return o;
+}
+
+void StoreSizes(const absl::StatusOr<std::vector<uint64_t>>& r, uint64_t* sizes,
+                char** errptr) {
+  if (!SaveError(r.status(), errptr)) return;
+  for (size_t i = 0; i < r->size(); ++i) sizes[i] = (*r)[i];
+}
+
 }  // namespace sift::c_api
 
 namespace {
 
+using sift::c_api::Bound;
 using sift::c_api::CopyOut;
 using sift::c_api::SaveError;
 
@@ -42,11 +71,6 @@ sift_db_t* Wrap(absl::StatusOr<std::unique_ptr<sift::DB>> db, char** errptr) {
 
 bool IsTicker(int t) {
   return t >= 0 && t < static_cast<int>(sift::kNumTickers);
-}
-
-std::optional<std::string_view> Bound(const char* key, size_t len) {
-  if (key == nullptr) return std::nullopt;
-  return std::string_view(key, len);
 }
 
 }  // namespace
@@ -76,6 +100,15 @@ void sift_put(sift_db_t* db, const sift_writeoptions_t* options,
 void sift_delete(sift_db_t* db, const sift_writeoptions_t* options,
                  const char* key, size_t keylen, char** errptr) {
   SaveError(db->rep->Delete(options->rep, std::string_view(key, keylen)),
+            errptr);
+}
+
+void sift_delete_range(sift_db_t* db, const sift_writeoptions_t* options,
+                       const char* start_key, size_t start_key_len,
+                       const char* end_key, size_t end_key_len, char** errptr) {
+  SaveError(db->rep->DeleteRange(options->rep,
+                                 std::string_view(start_key, start_key_len),
+                                 std::string_view(end_key, end_key_len)),
             errptr);
 }
 
@@ -141,19 +174,12 @@ void sift_approximate_sizes(sift_db_t* db, int num_ranges,
                             const size_t* range_limit_key_len,
                             uint8_t include_files, uint8_t include_memtables,
                             uint64_t* sizes, char** errptr) {
-  std::vector<sift::Range> ranges;
-  for (int i = 0; i < num_ranges; ++i) {
-    ranges.push_back(
-        {std::string_view(range_start_key[i], range_start_key_len[i]),
-         std::string_view(range_limit_key[i], range_limit_key_len[i])});
-  }
-  sift::SizeApproximationOptions o;
-  o.include_files = include_files != 0;
-  o.include_memtables = include_memtables != 0;
-  absl::StatusOr<std::vector<uint64_t>> r =
-      db->rep->GetApproximateSizes(o, ranges);
-  if (!SaveError(r.status(), errptr)) return;
-  for (size_t i = 0; i < r->size(); ++i) sizes[i] = (*r)[i];
+  sift::c_api::StoreSizes(
+      db->rep->GetApproximateSizes(
+          sift::c_api::SizeOptions(include_files, include_memtables),
+          sift::c_api::Ranges(num_ranges, range_start_key, range_start_key_len,
+                              range_limit_key, range_limit_key_len)),
+      sizes, errptr);
 }
 
 void sift_destroy_db(const sift_options_t* options, const char* name,

@@ -5,12 +5,18 @@
 #ifndef SIFT_C_C_INTERNAL_H_
 #define SIFT_C_C_INTERNAL_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "sift/c.h"
+#include "sift/column_family.h"
 #include "sift/comparator.h"
 #include "sift/db.h"
 #include "sift/env.h"
@@ -41,6 +47,13 @@ struct sift_comparator_t : sift::Comparator {
   void (*const destructor_)(void*);
   const CompareFn compare_;
   const NameFn name_;
+};
+// One family's handle: the caller's own (from sift_open_column_families or
+// sift_create_column_family), or, for sift_get_default_column_family_handle,
+// the DB's own default handle, borrowed (owned is then null).
+struct sift_column_family_handle_t {
+  std::unique_ptr<sift::ColumnFamilyHandle> owned;
+  sift::ColumnFamilyHandle* rep;  // owned.get(), or the borrowed handle
 };
 struct sift_db_t {
   std::unique_ptr<sift::DB> rep;
@@ -87,6 +100,24 @@ char* CopyOut(const char* data, size_t n);
 inline char* CopyOut(const std::string& s) {
   return CopyOut(s.data(), s.size());
 }
+
+// A CompactRange bound: a NULL key means unbounded on that side.
+inline std::optional<std::string_view> Bound(const char* key, size_t len) {
+  if (key == nullptr) return std::nullopt;
+  return std::string_view(key, len);
+}
+
+// sift_approximate_sizes's arguments as GetApproximateSizes's.
+std::vector<sift::Range> Ranges(int num_ranges,
+                                const char* const* range_start_key,
+                                const size_t* range_start_key_len,
+                                const char* const* range_limit_key,
+                                const size_t* range_limit_key_len);
+sift::SizeApproximationOptions SizeOptions(uint8_t include_files,
+                                           uint8_t include_memtables);
+// Writes r's sizes to sizes, or sets *errptr.
+void StoreSizes(const absl::StatusOr<std::vector<uint64_t>>& r, uint64_t* sizes,
+                char** errptr);
 
 }  // namespace sift::c_api
 

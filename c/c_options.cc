@@ -25,8 +25,8 @@ class CallbackHandler final : public sift::WriteBatch::Handler {
   void Delete(std::string_view key) override {
     deleted_(state_, key.data(), key.size());
   }
-  // Never called: this API adds no range deletions to a batch, and a batch
-  // reaches sift_writebatch_iterate only from it.
+  // Range deletions are not reported (sift/c.h), nor are other families'
+  // entries (Handler's PutCF and DeleteCF pass on family 0's only).
   void DeleteRange(std::string_view, std::string_view) override {}
 
  private:
@@ -57,6 +57,13 @@ void sift_writebatch_put(sift_writebatch_t* batch, const char* key, size_t klen,
 void sift_writebatch_delete(sift_writebatch_t* batch, const char* key,
                             size_t klen) {
   batch->rep.Delete(std::string_view(key, klen));
+}
+
+void sift_writebatch_delete_range(sift_writebatch_t* batch,
+                                  const char* start_key, size_t start_key_len,
+                                  const char* end_key, size_t end_key_len) {
+  batch->rep.DeleteRange(std::string_view(start_key, start_key_len),
+                         std::string_view(end_key, end_key_len));
 }
 
 int sift_writebatch_count(const sift_writebatch_t* batch) {
@@ -109,6 +116,11 @@ void sift_options_set_create_if_missing(sift_options_t* options, uint8_t v) {
 
 void sift_options_set_error_if_exists(sift_options_t* options, uint8_t v) {
   options->rep.error_if_exists = v != 0;
+}
+
+void sift_options_set_create_missing_column_families(sift_options_t* options,
+                                                     uint8_t v) {
+  options->rep.create_missing_column_families = v != 0;
 }
 
 void sift_options_set_paranoid_checks(sift_options_t* options, uint8_t v) {

@@ -341,6 +341,372 @@ static void TestComparator(sift_env_t* env, const sift_readoptions_t* ro,
   CHECK(calls == -1); /* the destructor ran with its state */
 }
 
+/* The value of key in a family: "NOT_FOUND", or the value (static
+   buffer). */
+static const char* GetCf(sift_db_t* db, const sift_readoptions_t* ro,
+                         sift_column_family_handle_t* cf, const char* key) {
+  static char buf[256];
+  char* err = NULL;
+  size_t len = 99;
+  char* v = sift_get_cf(db, ro, cf, key, strlen(key), &len, &err);
+  CHECK_NO_ERROR(err);
+  if (v == NULL) {
+    CHECK(len == 0);
+    return "NOT_FOUND";
+  }
+  snprintf(buf, sizeof(buf), "%.*s", (int)len, v);
+  sift_free(v);
+  return buf;
+}
+
+static void PutCf(sift_db_t* db, const sift_writeoptions_t* wo,
+                  sift_column_family_handle_t* cf, const char* k,
+                  const char* v) {
+  char* err = NULL;
+  sift_put_cf(db, wo, cf, k, strlen(k), v, strlen(v), &err);
+  CHECK_NO_ERROR(err);
+}
+
+/* "key=value " for every entry of the family, in order. */
+static void ScanCf(sift_db_t* db, const sift_readoptions_t* ro,
+                   sift_column_family_handle_t* cf, char* out, size_t n) {
+  char* err = NULL;
+  out[0] = '\0';
+  sift_iterator_t* it = sift_create_iterator_cf(db, ro, cf);
+  for (sift_iter_seek_to_first(it); sift_iter_valid(it); sift_iter_next(it)) {
+    size_t klen, vlen;
+    const char* k = sift_iter_key(it, &klen);
+    const char* v = sift_iter_value(it, &vlen);
+    size_t used = strlen(out);
+    snprintf(out + used, n - used, "%.*s=%.*s ", (int)klen, k, (int)vlen, v);
+  }
+  sift_iter_get_error(it, &err);
+  CHECK_NO_ERROR(err);
+  sift_iter_destroy(it);
+}
+
+/* The family's table files at level, from sift.num-files-at-level<N>; -1
+   if the property is missing. */
+static int FilesAt(sift_db_t* db, sift_column_family_handle_t* cf, int level) {
+  char name[64];
+  snprintf(name, sizeof(name), "sift.num-files-at-level%d", level);
+  char* p = sift_property_value_cf(db, cf, name);
+  int n = p == NULL ? -1 : atoi(p);
+  sift_free(p);
+  return n;
+}
+
+/* The family's table files at every level. */
+static int NumFilesCf(sift_db_t* db, sift_column_family_handle_t* cf) {
+  int n = 0;
+  for (int level = 0; level < 7; ++level) {
+    const int at = FilesAt(db, cf, level);
+    CHECK(at >= 0);
+    n += at;
+  }
+  return n;
+}
+
+/* Whether the database at name lists exactly the families want[0..n). */
+static int ListsFamilies(const sift_options_t* options, const char* name,
+                         const char* const* want, size_t n) {
+  char* err = NULL;
+  size_t len = 99;
+  char** list = sift_list_column_families(options, name, &len, &err);
+  CHECK_NO_ERROR(err);
+  int same = list != NULL && len == n;
+  for (size_t i = 0; same && i < n; ++i) same = strcmp(list[i], want[i]) == 0;
+  sift_list_column_families_destroy(list, len);
+  return same;
+}
+
+/* Column families: each keyspace holds its own value of a key, batches
+   span them, create and drop, and reopening needs every family. */
+static void TestColumnFamilies(sift_env_t* env, const sift_readoptions_t* ro,
+                               const sift_writeoptions_t* wo) {
+  char* err = NULL;
+  sift_options_t* db_options = sift_options_create();
+  sift_options_set_env(db_options, env);
+  sift_options_set_create_if_missing(db_options, 1);
+  sift_options_t* users_options = sift_options_create();
+  sift_options_set_bloom_filter_fp_chance(users_options, 0.001);
+  const char* names[2] = {"default", "users"};
+  const sift_options_t* cf_options[2] = {db_options, users_options};
+  sift_column_family_handle_t* cfs[2] = {NULL, NULL};
+
+  /* A database with "default" only: "users" is missing, and
+     create_missing_column_families is off. */
+  sift_db_t* db = sift_open(db_options, "/cf", &err);
+  CHECK_NO_ERROR(err);
+  sift_close(db);
+  CHECK(sift_open_column_families(db_options, "/cf", 2, names, cf_options, cfs,
+                                  &err) == NULL);
+  CHECK(err != NULL && strstr(err, "users") != NULL);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  CHECK(cfs[0] == NULL && cfs[1] == NULL);
+
+  sift_options_set_create_missing_column_families(db_options, 1);
+  db = sift_open_column_families(db_options, "/cf", 2, names, cf_options, cfs,
+                                 &err);
+  CHECK_NO_ERROR(err);
+  if (db == NULL) return;
+  CHECK(cfs[0] != NULL && cfs[1] != NULL);
+  CHECK(sift_column_family_handle_get_id(cfs[0]) == 0);
+  CHECK(sift_column_family_handle_get_id(cfs[1]) != 0);
+  size_t len = 0;
+  char* name = sift_column_family_handle_get_name(cfs[1], &len);
+  CHECK(len == 5 && strcmp(name, "users") == 0);
+  sift_free(name);
+
+  /* One key, a value per family; the calls without _cf mean "default". */
+  PutCf(db, wo, cfs[0], "k", "in-default");
+  PutCf(db, wo, cfs[1], "k", "in-users");
+  CHECK(strcmp(GetCf(db, ro, cfs[0], "k"), "in-default") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "k"), "in-users") == 0);
+  CHECK(strcmp(Get(db, ro, "k"), "in-default") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "absent"), "NOT_FOUND") == 0);
+  PutCf(db, wo, cfs[0], "gone", "x");
+  PutCf(db, wo, cfs[1], "gone", "x");
+  sift_delete_cf(db, wo, cfs[1], "gone", 4, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "gone"), "NOT_FOUND") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[0], "gone"), "x") == 0);
+
+  /* Range deletions, in one family and in "default". */
+  PutCf(db, wo, cfs[0], "r1", "1");
+  PutCf(db, wo, cfs[1], "r1", "1");
+  PutCf(db, wo, cfs[1], "r2", "2");
+  sift_delete_range_cf(db, wo, cfs[1], "r1", 2, "r3", 2, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "r1"), "NOT_FOUND") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "r2"), "NOT_FOUND") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[0], "r1"), "1") == 0);
+  sift_delete_range(db, wo, "r0", 2, "r9", 2, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(strcmp(Get(db, ro, "r1"), "NOT_FOUND") == 0);
+  sift_delete_range_cf(db, wo, cfs[1], "r3", 2, "r1", 2, &err);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  sift_delete_range(db, wo, "r3", 2, "r3", 2, &err);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+
+  /* A batch across both families; iterate reports default's puts and
+     deletes only. */
+  sift_writebatch_t* wb = sift_writebatch_create();
+  sift_writebatch_put_cf(wb, cfs[0], "b", 1, "bd", 2);
+  sift_writebatch_put_cf(wb, cfs[1], "b", 1, "bu", 2);
+  sift_writebatch_put_cf(wb, cfs[1], "u", 1, "uu", 2);
+  sift_writebatch_delete_cf(wb, cfs[0], "gone", 4);
+  sift_writebatch_delete_range_cf(wb, cfs[1], "k", 1, "l", 1);
+  CHECK(sift_writebatch_count(wb) == 5);
+  struct Seen seen = {""};
+  sift_writebatch_iterate(wb, &seen, SeenPut, SeenDelete);
+  CHECK(strcmp(seen.text, "put(b,bd) del(gone) ") == 0);
+  sift_write(db, wo, wb, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(strcmp(GetCf(db, ro, cfs[0], "b"), "bd") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "b"), "bu") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "u"), "uu") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[0], "gone"), "NOT_FOUND") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "k"), "NOT_FOUND") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[0], "k"), "in-default") == 0);
+  /* A range deletion in a batch without a family: "default" only. */
+  sift_writebatch_clear(wb);
+  sift_writebatch_delete_range(wb, "a", 1, "c", 1);
+  CHECK(sift_writebatch_count(wb) == 1);
+  sift_write(db, wo, wb, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(strcmp(GetCf(db, ro, cfs[0], "b"), "NOT_FOUND") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "b"), "bu") == 0);
+  sift_writebatch_clear(wb);
+  sift_writebatch_delete_range(wb, "c", 1, "a", 1);
+  sift_writebatch_get_error(wb, &err);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+
+  /* An iterator sees its family's keys only. */
+  char scan[256];
+  ScanCf(db, ro, cfs[1], scan, sizeof(scan));
+  CHECK(strcmp(scan, "b=bu u=uu ") == 0);
+  ScanCf(db, ro, cfs[0], scan, sizeof(scan));
+  CHECK(strcmp(scan, "k=in-default ") == 0);
+
+  /* A flush writes a table for each family holding data (the first lands
+     at level 2, overlapping nothing), each with its own fp chance. */
+  CHECK(FilesAt(db, cfs[1], 2) == 0);
+  sift_flush_cf(db, cfs[1], &err);
+  CHECK_NO_ERROR(err);
+  CHECK(NumFilesCf(db, cfs[1]) == 1 && NumFilesCf(db, cfs[0]) == 1);
+  char* p = sift_property_value_cf(db, cfs[1], "sift.levels");
+  CHECK(p != NULL && strstr(p, "0.001") != NULL);
+  sift_free(p);
+  p = sift_property_value_cf(db, cfs[0], "sift.levels");
+  CHECK(p != NULL && strstr(p, "0.001") == NULL);
+  sift_free(p);
+  CHECK(sift_property_value_cf(db, cfs[1], "sift.no-such-property") == NULL);
+  const char* start[2] = {"a", "v"};
+  const char* limit[2] = {"z", "z"};
+  size_t slen[2] = {1, 1}, llen[2] = {1, 1};
+  uint64_t sizes[2] = {7, 7};
+  sift_approximate_sizes_cf(db, cfs[1], 2, start, slen, limit, llen, 1, 0,
+                            sizes, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(sizes[0] > 0 && sizes[0] != 7 && sizes[1] == 0);
+  sizes[0] = 7;
+  sift_approximate_sizes_cf(db, cfs[1], 1, start, slen, limit, llen, 0, 0,
+                            sizes, &err);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  CHECK(sizes[0] == 7);
+  /* Two more flushes of a "users" key inside the first table's range:
+     the second lands at level 1, the third (overlapping that) at 0. */
+  PutCf(db, wo, cfs[1], "c", "old");
+  sift_flush_cf(db, cfs[1], &err);
+  CHECK_NO_ERROR(err);
+  PutCf(db, wo, cfs[1], "c", "cu");
+  sift_flush_cf(db, cfs[1], &err);
+  CHECK_NO_ERROR(err);
+  p = sift_property_value_cf(db, cfs[1], "sift.num-files-at-level0");
+  CHECK(p != NULL && strcmp(p, "1") == 0);
+  sift_free(p);
+  CHECK(NumFilesCf(db, cfs[1]) == 3 && NumFilesCf(db, cfs[0]) == 1);
+  /* Compacting "users" merges its three tables, and leaves "default"'s. */
+  sift_compact_range_cf(db, cfs[1], NULL, 0, NULL, 0, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(FilesAt(db, cfs[1], 0) == 0 && NumFilesCf(db, cfs[1]) == 1);
+  CHECK(FilesAt(db, cfs[0], 2) == 1);
+  ScanCf(db, ro, cfs[1], scan, sizeof(scan));
+  CHECK(strcmp(scan, "b=bu c=cu u=uu ") == 0);
+  CHECK(ListsFamilies(db_options, "/cf", names, 2));
+
+  /* The default family's handle: destroying it leaves the DB's own. */
+  sift_column_family_handle_t* dflt = sift_get_default_column_family_handle(db);
+  CHECK(sift_column_family_handle_get_id(dflt) == 0);
+  name = sift_column_family_handle_get_name(dflt, &len);
+  CHECK(len == 7 && strcmp(name, "default") == 0);
+  sift_free(name);
+  CHECK(strcmp(GetCf(db, ro, dflt, "k"), "in-default") == 0);
+  sift_drop_column_family(db, dflt, &err);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  sift_column_family_handle_destroy(dflt);
+  PutCf(db, wo, cfs[0], "after", "1");
+  CHECK(strcmp(Get(db, ro, "after"), "1") == 0);
+
+  /* Create a third family, then drop it: its handle then refuses. */
+  sift_column_family_handle_t* temp =
+      sift_create_column_family(db, users_options, "temp", &err);
+  CHECK_NO_ERROR(err);
+  CHECK(temp != NULL);
+  if (temp == NULL) return;
+  CHECK(sift_column_family_handle_get_id(temp) >
+        sift_column_family_handle_get_id(cfs[1]));
+  CHECK(sift_create_column_family(db, users_options, "temp", &err) == NULL);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  PutCf(db, wo, temp, "t", "v");
+  CHECK(strcmp(GetCf(db, ro, temp, "t"), "v") == 0);
+  const char* three[3] = {"default", "users", "temp"};
+  CHECK(ListsFamilies(db_options, "/cf", three, 3));
+  sift_writebatch_clear(wb);
+  sift_writebatch_put_cf(wb, cfs[0], "w", 1, "1", 1);
+  sift_writebatch_put_cf(wb, temp, "w", 1, "1", 1);
+  sift_drop_column_family(db, temp, &err);
+  CHECK_NO_ERROR(err);
+  sift_put_cf(db, wo, temp, "t", 1, "v", 1, &err);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  len = 99;
+  CHECK(sift_get_cf(db, ro, temp, "t", 1, &len, &err) == NULL && len == 0);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  sift_iterator_t* it = sift_create_iterator_cf(db, ro, temp);
+  sift_iter_seek_to_first(it);
+  CHECK(!sift_iter_valid(it));
+  sift_iter_get_error(it, &err);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  sift_iter_destroy(it);
+  CHECK(sift_property_value_cf(db, temp, "sift.num-files-at-level0") == NULL);
+  sift_flush_cf(db, temp, &err);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  sift_write(db, wo, wb, &err); /* names the dropped family: refused whole */
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  CHECK(strcmp(Get(db, ro, "w"), "NOT_FOUND") == 0);
+  name = sift_column_family_handle_get_name(temp, &len);
+  CHECK(len == 4 && strcmp(name, "temp") == 0);
+  sift_free(name);
+  sift_column_family_handle_destroy(temp);
+  sift_writebatch_destroy(wb);
+  CHECK(ListsFamilies(db_options, "/cf", names, 2));
+  sift_column_family_handle_destroy(cfs[0]);
+  sift_column_family_handle_destroy(cfs[1]);
+  sift_close(db);
+
+  /* Reopened with every family: the data is there. */
+  sift_options_set_create_missing_column_families(db_options, 0);
+  cfs[0] = cfs[1] = NULL;
+  db = sift_open_column_families(db_options, "/cf", 2, names, cf_options, cfs,
+                                 &err);
+  CHECK_NO_ERROR(err);
+  if (db == NULL) return;
+  CHECK(strcmp(GetCf(db, ro, cfs[0], "k"), "in-default") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "u"), "uu") == 0);
+  CHECK(strcmp(GetCf(db, ro, cfs[1], "k"), "NOT_FOUND") == 0);
+  sift_column_family_handle_destroy(cfs[0]);
+  sift_column_family_handle_destroy(cfs[1]);
+  sift_close(db);
+
+  /* Read-only: reads every listed family, writes nothing; it may leave a
+     family out. */
+  db = sift_open_for_read_only_column_families(db_options, "/cf", 2, names,
+                                               cf_options, cfs, &err);
+  CHECK_NO_ERROR(err);
+  if (db != NULL) {
+    CHECK(strcmp(GetCf(db, ro, cfs[1], "b"), "bu") == 0);
+    CHECK(strcmp(GetCf(db, ro, cfs[0], "k"), "in-default") == 0);
+    sift_put_cf(db, wo, cfs[1], "k", 1, "v", 1, &err);
+    EXPECT_ERROR(err, "FAILED_PRECONDITION");
+    sift_column_family_handle_destroy(cfs[0]);
+    sift_column_family_handle_destroy(cfs[1]);
+    sift_close(db);
+  }
+  cfs[0] = NULL;
+  db = sift_open_for_read_only_column_families(db_options, "/cf", 1, names,
+                                               cf_options, cfs, &err);
+  CHECK_NO_ERROR(err);
+  if (db != NULL) {
+    CHECK(strcmp(GetCf(db, ro, cfs[0], "after"), "1") == 0);
+    sift_column_family_handle_destroy(cfs[0]);
+    sift_close(db);
+  }
+
+  /* Listing "default" only leaves "users" unopened: refused. */
+  cfs[0] = NULL;
+  CHECK(sift_open_column_families(db_options, "/cf", 1, names, cf_options, cfs,
+                                  &err) == NULL);
+  CHECK(err != NULL && strstr(err, "users") != NULL);
+  EXPECT_ERROR(err, "INVALID_ARGUMENT");
+  CHECK(cfs[0] == NULL);
+  /* The refused open deleted nothing: "users" still reads back. */
+  db = sift_open_for_read_only_column_families(db_options, "/cf", 2, names,
+                                               cf_options, cfs, &err);
+  CHECK_NO_ERROR(err);
+  if (db != NULL) {
+    CHECK(strcmp(GetCf(db, ro, cfs[1], "u"), "uu") == 0);
+    sift_column_family_handle_destroy(cfs[0]);
+    sift_column_family_handle_destroy(cfs[1]);
+    sift_close(db);
+  }
+
+  /* No database there: an error, and no list. */
+  len = 99;
+  CHECK(sift_list_column_families(db_options, "/no-such-db", &len, &err) ==
+        NULL);
+  CHECK(err != NULL && len == 0);
+  sift_free(err);
+  err = NULL;
+  sift_list_column_families_destroy(NULL, 0);
+  sift_column_family_handle_destroy(NULL);
+
+  sift_destroy_db(db_options, "/cf", &err);
+  CHECK_NO_ERROR(err);
+  sift_options_destroy(users_options);
+  sift_options_destroy(db_options);
+}
+
 int main(void) {
   char* err = NULL;
   sift_env_t* env = sift_create_mem_env();
@@ -444,6 +810,7 @@ int main(void) {
 
   TestSstFileWriter(options);
   TestComparator(env, ro, wo);
+  TestColumnFamilies(env, ro, wo);
 
   sift_options_destroy(options);
   sift_readoptions_destroy(ro);

@@ -34,6 +34,7 @@
 extern "C" {
 #endif
 
+typedef struct sift_column_family_handle_t sift_column_family_handle_t;
 typedef struct sift_comparator_t sift_comparator_t;
 typedef struct sift_db_t sift_db_t;
 typedef struct sift_env_t sift_env_t;
@@ -66,6 +67,12 @@ void sift_put(sift_db_t* db, const sift_writeoptions_t* options,
 /* Deleting a missing key is not an error. */
 void sift_delete(sift_db_t* db, const sift_writeoptions_t* options,
                  const char* key, size_t keylen, char** errptr);
+/* Removes every key in [start_key, end_key) (DB::DeleteRange), as one
+   write. start_key >= end_key is INVALID_ARGUMENT, and nothing is written;
+   so is any comparator but the bytewise one. */
+void sift_delete_range(sift_db_t* db, const sift_writeoptions_t* options,
+                       const char* start_key, size_t start_key_len,
+                       const char* end_key, size_t end_key_len, char** errptr);
 /* Applies the batch atomically (see DB::Write). */
 void sift_write(sift_db_t* db, const sift_writeoptions_t* options,
                 sift_writebatch_t* batch, char** errptr);
@@ -120,6 +127,132 @@ void sift_destroy_db(const sift_options_t* options, const char* name,
    not NULL; NULL on failure). */
 void sift_repair_db(const sift_options_t* options, const char* name,
                     char** report, char** errptr);
+
+/* ---- Column families (sift/column_family.h) ---------------------------- */
+
+/* Column families are separate keyspaces of one database, each with its
+   own options (comparator, write buffer, filters, level sizes), written
+   together through one log: one sift_write is atomic across the families
+   its batch names. Every database has the family "default", which the
+   functions without _cf mean. A handle names one family of one open DB.
+   REQUIRES: every handle destroyed before sift_close of its DB. After
+   sift_drop_column_family, reads and writes through its handle fail with
+   INVALID_ARGUMENT, as do those through another DB's handle. */
+
+/* Opens the database at name with its families: column_family_names[i]
+   opened with the family options of column_family_options[i] (the
+   comparator, write buffer, filter and level fields); the database-wide
+   fields (env, create_if_missing, create_missing_column_families, the
+   block cache, ...) come from db_options. Every family the database has
+   must be listed, "default" included, else INVALID_ARGUMENT naming those
+   missing; a listed family the database lacks is created with
+   create_missing_column_families, else INVALID_ARGUMENT. On success
+   column_family_handles[i] gets family i's handle, each to be destroyed
+   by the caller. On failure: NULL, *errptr set, column_family_handles
+   unchanged. */
+sift_db_t* sift_open_column_families(
+    const sift_options_t* db_options, const char* name, int num_column_families,
+    const char* const* column_family_names,
+    const sift_options_t* const* column_family_options,
+    sift_column_family_handle_t** column_family_handles, char** errptr);
+/* The same, for reading only (see sift_open_for_read_only): families the
+   database has may be left out; one it lacks is INVALID_ARGUMENT (none is
+   created). */
+sift_db_t* sift_open_for_read_only_column_families(
+    const sift_options_t* db_options, const char* name, int num_column_families,
+    const char* const* column_family_names,
+    const sift_options_t* const* column_family_options,
+    sift_column_family_handle_t** column_family_handles, char** errptr);
+/* The names of the families of the database at name, "default" first: an
+   array of *lencf malloc()ed strings, released with
+   sift_list_column_families_destroy. NULL (and *lencf 0) on failure. */
+char** sift_list_column_families(const sift_options_t* options,
+                                 const char* name, size_t* lencf,
+                                 char** errptr);
+/* Frees the len names of list and list itself. */
+void sift_list_column_families_destroy(char** list, size_t len);
+
+/* Adds a family opened with column_family_options' family fields; NULL on
+   failure (INVALID_ARGUMENT for an empty name or one in use). */
+sift_column_family_handle_t* sift_create_column_family(
+    sift_db_t* db, const sift_options_t* column_family_options,
+    const char* column_family_name, char** errptr);
+/* Removes the family and its data (INVALID_ARGUMENT for "default"). The
+   handle must still be destroyed. */
+void sift_drop_column_family(sift_db_t* db, sift_column_family_handle_t* handle,
+                             char** errptr);
+/* A handle on the default family. Destroying it leaves the DB as it was. */
+sift_column_family_handle_t* sift_get_default_column_family_handle(
+    sift_db_t* db);
+void sift_column_family_handle_destroy(sift_column_family_handle_t* handle);
+/* The family's ID, unique within its DB and never reused ("default" is
+   0). Valid after a drop too. */
+uint32_t sift_column_family_handle_get_id(
+    const sift_column_family_handle_t* handle);
+/* The family's name, malloc()ed, its length in *name_len. Valid after a
+   drop too. */
+char* sift_column_family_handle_get_name(
+    const sift_column_family_handle_t* handle, size_t* name_len);
+
+/* The functions above, in one family. */
+void sift_put_cf(sift_db_t* db, const sift_writeoptions_t* options,
+                 sift_column_family_handle_t* column_family, const char* key,
+                 size_t keylen, const char* val, size_t vallen, char** errptr);
+void sift_delete_cf(sift_db_t* db, const sift_writeoptions_t* options,
+                    sift_column_family_handle_t* column_family, const char* key,
+                    size_t keylen, char** errptr);
+void sift_delete_range_cf(sift_db_t* db, const sift_writeoptions_t* options,
+                          sift_column_family_handle_t* column_family,
+                          const char* start_key, size_t start_key_len,
+                          const char* end_key, size_t end_key_len,
+                          char** errptr);
+/* NULL with no error means absent, as sift_get. */
+char* sift_get_cf(sift_db_t* db, const sift_readoptions_t* options,
+                  sift_column_family_handle_t* column_family, const char* key,
+                  size_t keylen, size_t* vallen, char** errptr);
+/* An unpositioned iterator over the family's keys only. For a dropped
+   family's handle it is never valid and sift_iter_get_error reports
+   INVALID_ARGUMENT. */
+sift_iterator_t* sift_create_iterator_cf(
+    sift_db_t* db, const sift_readoptions_t* options,
+    sift_column_family_handle_t* column_family);
+/* Families flush together: this writes every family's memtable (one log
+   serves them all), and fails for a dropped family's handle. */
+void sift_flush_cf(sift_db_t* db, sift_column_family_handle_t* column_family,
+                   char** errptr);
+void sift_compact_range_cf(sift_db_t* db,
+                           sift_column_family_handle_t* column_family,
+                           const char* start_key, size_t start_key_len,
+                           const char* limit_key, size_t limit_key_len,
+                           char** errptr);
+/* The family's own files and levels; "sift.stats" and "sift.filter-stats"
+   count reads of every family. NULL for an unknown name or a dropped
+   family. */
+char* sift_property_value_cf(sift_db_t* db,
+                             sift_column_family_handle_t* column_family,
+                             const char* propname);
+void sift_approximate_sizes_cf(
+    sift_db_t* db, sift_column_family_handle_t* column_family, int num_ranges,
+    const char* const* range_start_key, const size_t* range_start_key_len,
+    const char* const* range_limit_key, const size_t* range_limit_key_len,
+    uint8_t include_files, uint8_t include_memtables, uint64_t* sizes,
+    char** errptr);
+
+/* Batch entries of one family. The handle's family is recorded by ID:
+   writing the batch after the family is dropped is INVALID_ARGUMENT, and
+   nothing is written. */
+void sift_writebatch_put_cf(sift_writebatch_t* batch,
+                            sift_column_family_handle_t* column_family,
+                            const char* key, size_t klen, const char* val,
+                            size_t vlen);
+void sift_writebatch_delete_cf(sift_writebatch_t* batch,
+                               sift_column_family_handle_t* column_family,
+                               const char* key, size_t klen);
+void sift_writebatch_delete_range_cf(sift_writebatch_t* batch,
+                                     sift_column_family_handle_t* column_family,
+                                     const char* start_key,
+                                     size_t start_key_len, const char* end_key,
+                                     size_t end_key_len);
 
 /* ---- Statistics (sift/statistics.h) ------------------------------------ */
 
@@ -177,11 +310,20 @@ void sift_writebatch_put(sift_writebatch_t* batch, const char* key, size_t klen,
                          const char* val, size_t vlen);
 void sift_writebatch_delete(sift_writebatch_t* batch, const char* key,
                             size_t klen);
-/* The number of puts and deletes. */
+/* Removes every key in [start_key, end_key) when the batch is written (a
+   later put in the batch of a key in the range survives). start_key >=
+   end_key is refused like an oversized key. */
+void sift_writebatch_delete_range(sift_writebatch_t* batch,
+                                  const char* start_key, size_t start_key_len,
+                                  const char* end_key, size_t end_key_len);
+/* The number of puts, deletes and range deletions, of every column
+   family. */
 int sift_writebatch_count(const sift_writebatch_t* batch);
 /* Sets *errptr if the batch refused an entry (WriteBatch::status). */
 void sift_writebatch_get_error(const sift_writebatch_t* batch, char** errptr);
-/* Calls put or deleted for each entry, in order, with state. */
+/* Calls put or deleted for each put and delete of the default column
+   family, in order, with state; range deletions and other families'
+   entries are skipped. */
 void sift_writebatch_iterate(const sift_writebatch_t* batch, void* state,
                              void (*put)(void* state, const char* k,
                                          size_t klen, const char* v,
@@ -227,6 +369,10 @@ sift_options_t* sift_options_create(void);
 void sift_options_destroy(sift_options_t* options);
 void sift_options_set_create_if_missing(sift_options_t* options, uint8_t v);
 void sift_options_set_error_if_exists(sift_options_t* options, uint8_t v);
+/* Lets sift_open_column_families create the listed families the database
+   lacks (else they are INVALID_ARGUMENT). */
+void sift_options_set_create_missing_column_families(sift_options_t* options,
+                                                     uint8_t v);
 void sift_options_set_paranoid_checks(sift_options_t* options, uint8_t v);
 /* NULL: the POSIX file system. Not owned. */
 void sift_options_set_env(sift_options_t* options, sift_env_t* env);
