@@ -169,7 +169,18 @@ absl::Status VersionSet::LogAndApplyTurn(
   // installed, and the MANIFEST has one writer.
   while (manifest_busy_) manifest_cv_.Wait(mu);
   manifest_busy_ = true;
-  const absl::Status s = LogAndApplyInTurn(edits, std::move(added), mu);
+  // A family dropped while this caller waited for its turn takes no more
+  // edits: what a compaction or filter install of it wrote is litter,
+  // deleted once its numbers are no longer pending.
+  std::vector<VersionEdit*> live;
+  for (VersionEdit* edit : edits) {
+    if (edit->column_family_add_ || FamilyById(edit->column_family_)) {
+      live.push_back(edit);
+    }
+  }
+  const absl::Status s = live.empty()
+                             ? absl::OkStatus()
+                             : LogAndApplyInTurn(live, std::move(added), mu);
   manifest_busy_ = false;
   manifest_cv_.SignalAll();
   return s;
