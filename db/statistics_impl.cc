@@ -42,6 +42,7 @@ const char* TickerName(Ticker t) {
       "sift.rate.limiter.bytes",
       "sift.rate.limiter.wait.micros",
       "sift.compaction.subcompactions",
+      "sift.iterate.bounds.files.skipped",
   };
   return t < kNumTickers ? kNames[t] : "sift.unknown";
 }

@@ -362,7 +362,20 @@ void Version::MultiGet(const ReadContext& ctx,
 void Version::AddIterators(
     const ReadOptions& options, TableCache* cache, StatisticsImpl* stats,
     std::vector<std::unique_ptr<Iterator>>* iters) const {
+  // A file wholly outside the iterator's bounds holds no key it may show:
+  // it is left out, never opened.
+  const std::optional<std::string>& lower = options.iterate_lower_bound;
+  const std::optional<std::string>& upper = options.iterate_upper_bound;
+  auto in_bounds = [&](const FileMetaData& f) {
+    return !(lower && icmp.CompareUser(f.largest_user_key(), *lower) < 0) &&
+           !(upper && icmp.CompareUser(f.smallest_user_key(), *upper) >= 0);
+  };
+  const bool bounded = lower.has_value() || upper.has_value();
   for (const auto& f : files[0]) {
+    if (bounded && !in_bounds(*f)) {
+      stats->Add(0, kIterateBoundsFilesSkipped);
+      continue;
+    }
     auto t = cache->Get(*f);
     if (!t.ok()) {
       iters->push_back(NewEmptyIterator(t.status()));
@@ -374,8 +387,17 @@ void Version::AddIterators(
     iters->push_back(std::move(it));
   }
   for (int level = 1; level < config::kNumLevels; ++level) {
-    if (!files[level].empty()) {
-      iters->push_back(NewLevelIterator(icmp, options, cache, files[level],
+    FileList kept;
+    if (bounded) {
+      for (const auto& f : files[level]) {
+        if (in_bounds(*f)) kept.push_back(f);
+      }
+      const size_t skipped = files[level].size() - kept.size();
+      if (skipped > 0) stats->Add(level, kIterateBoundsFilesSkipped, skipped);
+    }
+    const FileList& list = bounded ? kept : files[level];
+    if (!list.empty()) {
+      iters->push_back(NewLevelIterator(icmp, options, cache, list,
                                         stats->IteratorSink(level)));
     }
   }

@@ -13,11 +13,13 @@ class UserIterator final : public Iterator {
  public:
   UserIterator(KeyComparator icmp, std::unique_ptr<Iterator> iter,
                SequenceNumber sequence,
-               std::shared_ptr<const FragmentedRangeTombstones> range)
+               std::shared_ptr<const FragmentedRangeTombstones> range,
+               UserKeyBounds bounds)
       : icmp_(icmp),
         iter_(std::move(iter)),
         sequence_(sequence),
-        range_(std::move(range)) {
+        range_(std::move(range)),
+        bounds_(std::move(bounds)) {
     if (range_ != nullptr && range_->empty()) range_.reset();
   }
 
@@ -37,6 +39,7 @@ class UserIterator final : public Iterator {
   absl::Status status() const override { return status_; }
 
   void SeekToFirst() override {
+    if (bounds_.lower.has_value()) return Seek(*bounds_.lower);
     status_ = absl::OkStatus();
     direction_ = kForward;
     saved_value_.clear();
@@ -48,7 +51,24 @@ class UserIterator final : public Iterator {
     status_ = absl::OkStatus();
     direction_ = kReverse;
     saved_value_.clear();
-    iter_->SeekToLast();
+    if (bounds_.upper.has_value()) {
+      // Onto the last entry of a key below the bound: the one before the
+      // first entry of the bound's key or above.
+      saved_key_.clear();
+      AppendInternalKey(&saved_key_, *bounds_.upper, kMaxSequenceNumber,
+                        kValueTypeForSeek);
+      iter_->Seek(saved_key_);
+      saved_key_.clear();
+      if (iter_->Valid()) {
+        iter_->Prev();
+      } else if (!StoppedByError()) {
+        iter_->SeekToLast();
+      } else {
+        return;
+      }
+    } else {
+      iter_->SeekToLast();
+    }
     FindPrevUserEntry();
   }
 
@@ -57,6 +77,10 @@ class UserIterator final : public Iterator {
     direction_ = kForward;
     saved_value_.clear();
     saved_key_.clear();
+    if (bounds_.lower.has_value() &&
+        icmp_.CompareUser(target, *bounds_.lower) < 0) {
+      target = *bounds_.lower;
+    }
     AppendInternalKey(&saved_key_, target, sequence_, kValueTypeForSeek);
     iter_->Seek(saved_key_);
     FindNextUserEntry(false);
@@ -95,6 +119,15 @@ class UserIterator final : public Iterator {
     return true;
   }
 
+  bool AtOrAboveUpper(std::string_view user_key) const {
+    return bounds_.upper.has_value() &&
+           icmp_.CompareUser(user_key, *bounds_.upper) >= 0;
+  }
+  bool BelowLower(std::string_view user_key) const {
+    return bounds_.lower.has_value() &&
+           icmp_.CompareUser(user_key, *bounds_.lower) < 0;
+  }
+
   // A tombstone, or an entry a visible range tombstone deletes.
   bool Deleted(const ParsedInternalKey& k) const {
     return k.type == kTypeDeletion ||
@@ -109,6 +142,7 @@ class UserIterator final : public Iterator {
   const std::unique_ptr<Iterator> iter_;
   const SequenceNumber sequence_;
   std::shared_ptr<const FragmentedRangeTombstones> range_;  // null: none
+  const UserKeyBounds bounds_;
   Direction direction_ = kForward;
   bool valid_ = false;
   std::string saved_key_;  // reverse: the key shown; forward: a key to skip
@@ -122,6 +156,8 @@ void UserIterator::FindNextUserEntry(bool skipping) {
   ParsedInternalKey ikey;
   for (; iter_->Valid(); iter_->Next()) {
     if (!Parse(&ikey)) return;
+    // Past the upper bound: the end, nothing beyond it is read.
+    if (AtOrAboveUpper(ikey.user_key)) break;
     if (ikey.sequence > sequence_) continue;
     if (Deleted(ikey)) {
       saved_key_.assign(ikey.user_key);
@@ -190,6 +226,9 @@ void UserIterator::FindPrevUserEntry() {
   ParsedInternalKey ikey;
   for (; iter_->Valid(); iter_->Prev()) {
     if (!Parse(&ikey)) return;
+    // Below the lower bound: the key collected so far (if any) is the last
+    // one shown, and nothing before the bound is read.
+    if (BelowLower(ikey.user_key)) break;
     if (ikey.sequence > sequence_) continue;
     // Entries of one user key arrive oldest first when moving backward; a
     // smaller user key means the previous key's entries are complete.
@@ -224,9 +263,11 @@ void UserIterator::FindPrevUserEntry() {
 std::unique_ptr<Iterator> NewUserIterator(
     KeyComparator icmp, std::unique_ptr<Iterator> internal,
     SequenceNumber sequence,
-    std::shared_ptr<const FragmentedRangeTombstones> range_tombstones) {
+    std::shared_ptr<const FragmentedRangeTombstones> range_tombstones,
+    UserKeyBounds bounds) {
   return std::make_unique<UserIterator>(icmp, std::move(internal), sequence,
-                                        std::move(range_tombstones));
+                                        std::move(range_tombstones),
+                                        std::move(bounds));
 }
 
 }  // namespace sift

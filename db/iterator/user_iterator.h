@@ -7,6 +7,8 @@
 #define SIFT_DB_ITERATOR_USER_ITERATOR_H_
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "sift/iterator.h"
 #include "table/internal_key.h"
@@ -14,15 +16,23 @@
 
 namespace sift {
 
+// User-key bounds: lower inclusive, upper exclusive; nullopt: none.
+struct UserKeyBounds {
+  std::optional<std::string> lower;
+  std::optional<std::string> upper;
+};
+
 // Entries newer than `sequence` are invisible. icmp orders the internal
 // iterator's keys. With range_tombstones (not null), an entry older than a
 // tombstone covering its key, at or below `sequence`, is hidden as if
-// deleted.
+// deleted. The iterator shows no key outside `bounds` (ReadOptions'
+// iterate_lower_bound and iterate_upper_bound), and reads the internal
+// iterator no further than the first entry beyond them.
 std::unique_ptr<Iterator> NewUserIterator(
     KeyComparator icmp, std::unique_ptr<Iterator> internal,
     SequenceNumber sequence,
-    std::shared_ptr<const FragmentedRangeTombstones> range_tombstones =
-        nullptr);
+    std::shared_ptr<const FragmentedRangeTombstones> range_tombstones = nullptr,
+    UserKeyBounds bounds = {});
 
 }  // namespace sift
 

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "sift/comparator.h"
 
@@ -383,6 +385,18 @@ struct ReadOptions {
   // Read the database as of this snapshot (from DB::GetSnapshot). nullptr
   // reads the latest state. Default: nullptr.
   const Snapshot* snapshot = nullptr;
+
+  // Bounds of an iterator's keys (RocksDB's): it is never Valid() on a key
+  // below iterate_lower_bound (inclusive) or at or above
+  // iterate_upper_bound (exclusive), in either direction. SeekToFirst and
+  // a Seek below the lower bound land on the first key at or above it;
+  // SeekToLast on the last key below the upper bound. Table files wholly
+  // outside the bounds are neither opened nor read
+  // (sift.iterate.bounds.files.skipped counts them). Keys compare with the
+  // column family's comparator; Get and MultiGet ignore the bounds.
+  // Default: unbounded.
+  std::optional<std::string> iterate_lower_bound;
+  std::optional<std::string> iterate_upper_bound;
 };
 
 struct WriteOptions {

@@ -63,6 +63,9 @@ enum Ticker : uint32_t {
   // Key ranges of compactions split for Options::max_subcompactions (a
   // compaction run whole counts none).
   kSubcompactions,  // sift.compaction.subcompactions
+  // Table files an iterator left unopened, wholly outside its
+  // ReadOptions::iterate_lower_bound / iterate_upper_bound (per level).
+  kIterateBoundsFilesSkipped,  // sift.iterate.bounds.files.skipped
   kNumTickers
 };
 

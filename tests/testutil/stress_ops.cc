@@ -387,10 +387,27 @@ absl::Status StressRunner::SeekWalk(const StressOp& op) {
       op.flag && !snaps_.empty() ? &snaps_[op.n % snaps_.size()] : nullptr;
   ReadOptions ro;
   ro.snapshot = snap != nullptr ? snap->snapshot : nullptr;
+  const ModelMap& full = snap != nullptr ? snap->model : model_;
+  // One walk in four is bounded below at its seek key, one in four above,
+  // a few keys past it (ReadOptions' iterate bounds): the walk then sees
+  // the model clipped to them.
+  ModelMap clipped(full.key_comp());
+  const bool bounded = op.n % 4 < 2;
+  if (bounded) {
+    auto from = full.begin(), to = full.end();
+    if (op.n % 4 == 0) {
+      ro.iterate_lower_bound = op.key;
+      from = full.lower_bound(op.key);
+    } else {
+      to = full.lower_bound(op.key);
+      for (int i = 0; i < 8 && to != full.end(); ++i) ++to;
+      if (to != full.end()) ro.iterate_upper_bound = to->first;
+    }
+    clipped.insert(from, to);
+  }
   std::unique_ptr<Iterator> it = db_->NewIterator(ro);
   Random rnd(op.n);
-  return CheckSeekWalk(it.get(), snap != nullptr ? snap->model : model_, op.key,
-                       &rnd);
+  return CheckSeekWalk(it.get(), bounded ? clipped : full, op.key, &rnd);
 }
 
 absl::Status StressRunner::Settle(const char* after) {
