@@ -234,6 +234,24 @@ void sift_readoptions_set_snapshot(sift_readoptions_t* options,
   options->rep.snapshot = snapshot == nullptr ? nullptr : snapshot->rep;
 }
 
+void sift_readoptions_set_iterate_lower_bound(sift_readoptions_t* options,
+                                              const char* key, size_t keylen) {
+  if (key == nullptr) {
+    options->rep.iterate_lower_bound.reset();
+  } else {
+    options->rep.iterate_lower_bound.emplace(key, keylen);
+  }
+}
+
+void sift_readoptions_set_iterate_upper_bound(sift_readoptions_t* options,
+                                              const char* key, size_t keylen) {
+  if (key == nullptr) {
+    options->rep.iterate_upper_bound.reset();
+  } else {
+    options->rep.iterate_upper_bound.emplace(key, keylen);
+  }
+}
+
 sift_writeoptions_t* sift_writeoptions_create(void) {
   return new sift_writeoptions_t{};
 }

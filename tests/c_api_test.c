@@ -150,6 +150,34 @@ static void TestIterators(sift_db_t* db, const sift_readoptions_t* ro) {
   sift_iter_get_error(it, &err);
   CHECK_NO_ERROR(err);
   sift_iter_destroy(it);
+
+  /* Bounds [b, d): b2 and c, in either direction; cleared, all four. */
+  sift_readoptions_t* bounded = sift_readoptions_create();
+  sift_readoptions_set_iterate_lower_bound(bounded, "b", 1);
+  sift_readoptions_set_iterate_upper_bound(bounded, "d", 1);
+  it = sift_create_iterator(db, bounded);
+  n = 0;
+  for (sift_iter_seek_to_first(it); sift_iter_valid(it); sift_iter_next(it)) {
+    ++n;
+  }
+  CHECK(n == 2);
+  sift_iter_seek_to_last(it);
+  k = sift_iter_key(it, &len);
+  CHECK(sift_iter_valid(it) && len == 1 && memcmp(k, "c", 1) == 0);
+  sift_iter_seek(it, "a", 1);
+  k = sift_iter_key(it, &len);
+  CHECK(sift_iter_valid(it) && len == 2 && memcmp(k, "b2", 2) == 0);
+  sift_iter_destroy(it);
+  sift_readoptions_set_iterate_lower_bound(bounded, NULL, 0);
+  sift_readoptions_set_iterate_upper_bound(bounded, NULL, 0);
+  it = sift_create_iterator(db, bounded);
+  n = 0;
+  for (sift_iter_seek_to_first(it); sift_iter_valid(it); sift_iter_next(it)) {
+    ++n;
+  }
+  CHECK(n == 4);
+  sift_iter_destroy(it);
+  sift_readoptions_destroy(bounded);
 }
 
 /* Table files at every level, from sift.num-files-at-level<N>. */

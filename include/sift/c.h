@@ -426,6 +426,14 @@ void sift_readoptions_set_fill_cache(sift_readoptions_t* options, uint8_t v);
 /* NULL: read the latest state. */
 void sift_readoptions_set_snapshot(sift_readoptions_t* options,
                                    const sift_snapshot_t* snapshot);
+/* An iterator's bounds (ReadOptions::iterate_lower_bound, inclusive, and
+   iterate_upper_bound, exclusive): it shows no key outside them and opens
+   no table wholly outside them. The key is copied; NULL removes the
+   bound. */
+void sift_readoptions_set_iterate_lower_bound(sift_readoptions_t* options,
+                                              const char* key, size_t keylen);
+void sift_readoptions_set_iterate_upper_bound(sift_readoptions_t* options,
+                                              const char* key, size_t keylen);
 
 sift_writeoptions_t* sift_writeoptions_create(void);
 void sift_writeoptions_destroy(sift_writeoptions_t* options);
