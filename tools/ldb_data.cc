@@ -57,15 +57,14 @@ absl::Status ForEachInRange(const Args& a, const OpenDB& db, Visit visit) {
   ASSIGN_OR_RETURN(std::optional<std::string> from, RangeArg(a, "from"));
   ASSIGN_OR_RETURN(std::optional<std::string> to, RangeArg(a, "to"));
   ASSIGN_OR_RETURN(int64_t max_keys, MaxKeysArg(a));
-  std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions(), db.cf);
-  if (from.has_value()) {
-    it->Seek(*from);
-  } else {
-    it->SeekToFirst();
-  }
+  // [from, to) as the iterator's bounds: tables outside are not opened.
+  ReadOptions ro;
+  ro.iterate_lower_bound = from;
+  ro.iterate_upper_bound = to;
+  std::unique_ptr<Iterator> it = db->NewIterator(ro, db.cf);
+  it->SeekToFirst();
   for (int64_t n = 0; it->Valid() && (max_keys < 0 || n < max_keys);
        it->Next(), ++n) {
-    if (to.has_value() && it->key() >= *to) break;
     visit(it->key(), it->value());
   }
   if (!it->status().ok()) return Failed("Iterator", it->status());
