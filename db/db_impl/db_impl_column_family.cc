@@ -306,32 +306,6 @@ absl::Status DBImpl::DropColumnFamily(ColumnFamilyHandle* family) {
   });
 }
 
-absl::Status DBImpl::Put(const WriteOptions& options,
-                         ColumnFamilyHandle* family, std::string_view key,
-                         std::string_view value) {
-  RETURN_IF_ERROR(FamilyOf(family, "Put").status());
-  WriteBatch batch;
-  batch.Put(family, key, value);
-  return Write(options, &batch);
-}
-
-absl::Status DBImpl::Delete(const WriteOptions& options,
-                            ColumnFamilyHandle* family, std::string_view key) {
-  RETURN_IF_ERROR(FamilyOf(family, "Delete").status());
-  WriteBatch batch;
-  batch.Delete(family, key);
-  return Write(options, &batch);
-}
-
-absl::Status DBImpl::DeleteRange(const WriteOptions& options,
-                                 ColumnFamilyHandle* family,
-                                 std::string_view begin, std::string_view end) {
-  RETURN_IF_ERROR(FamilyOf(family, "DeleteRange").status());
-  WriteBatch batch;
-  batch.DeleteRange(family, begin, end);
-  return Write(options, &batch);
-}
-
 absl::Status DBImpl::Get(const ReadOptions& options, ColumnFamilyHandle* family,
                          std::string_view key, std::string* value) {
   ASSIGN_OR_RETURN(ColumnFamilyData * cfd, FamilyOf(family, "Get"));

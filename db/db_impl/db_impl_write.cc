@@ -41,23 +41,45 @@ WriteBatch* ThreadBatch() {
 
 }  // namespace
 
+// The single writes, of a family or of default: a batch of one entry in
+// the thread's reused batch (no allocation per write).
 absl::Status DBImpl::Put(const WriteOptions& options, std::string_view key,
                          std::string_view value) {
+  return Put(options, default_handle_.get(), key, value);
+}
+
+absl::Status DBImpl::Put(const WriteOptions& options,
+                         ColumnFamilyHandle* family, std::string_view key,
+                         std::string_view value) {
+  RETURN_IF_ERROR(FamilyOf(family, "Put").status());
   WriteBatch* batch = ThreadBatch();
-  batch->Put(key, value);
+  batch->Put(family, key, value);
   return Write(options, batch);
 }
 
 absl::Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
+  return Delete(options, default_handle_.get(), key);
+}
+
+absl::Status DBImpl::Delete(const WriteOptions& options,
+                            ColumnFamilyHandle* family, std::string_view key) {
+  RETURN_IF_ERROR(FamilyOf(family, "Delete").status());
   WriteBatch* batch = ThreadBatch();
-  batch->Delete(key);
+  batch->Delete(family, key);
   return Write(options, batch);
 }
 
 absl::Status DBImpl::DeleteRange(const WriteOptions& options,
                                  std::string_view begin, std::string_view end) {
+  return DeleteRange(options, default_handle_.get(), begin, end);
+}
+
+absl::Status DBImpl::DeleteRange(const WriteOptions& options,
+                                 ColumnFamilyHandle* family,
+                                 std::string_view begin, std::string_view end) {
+  RETURN_IF_ERROR(FamilyOf(family, "DeleteRange").status());
   WriteBatch* batch = ThreadBatch();
-  batch->DeleteRange(begin, end);  // Write refuses it if begin >= end
+  batch->DeleteRange(family, begin, end);  // Write refuses it if begin >= end
   return Write(options, batch);
 }
 
