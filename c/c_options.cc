@@ -2,6 +2,8 @@
 // database -- options, write batches, environments -- and the SSTable
 // writer.
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "c/c_internal.h"
@@ -34,6 +36,16 @@ class CallbackHandler final : public sift::WriteBatch::Handler {
   const PutFn put_;
   const DeleteFn deleted_;
 };
+
+// A ReadOptions bound from (key, keylen); NULL removes it.
+void SetBound(std::optional<std::string>* bound, const char* key,
+              size_t keylen) {
+  if (key == nullptr) {
+    bound->reset();
+  } else {
+    bound->emplace(key, keylen);
+  }
+}
 
 }  // namespace
 
@@ -236,20 +248,12 @@ void sift_readoptions_set_snapshot(sift_readoptions_t* options,
 
 void sift_readoptions_set_iterate_lower_bound(sift_readoptions_t* options,
                                               const char* key, size_t keylen) {
-  if (key == nullptr) {
-    options->rep.iterate_lower_bound.reset();
-  } else {
-    options->rep.iterate_lower_bound.emplace(key, keylen);
-  }
+  SetBound(&options->rep.iterate_lower_bound, key, keylen);
 }
 
 void sift_readoptions_set_iterate_upper_bound(sift_readoptions_t* options,
                                               const char* key, size_t keylen) {
-  if (key == nullptr) {
-    options->rep.iterate_upper_bound.reset();
-  } else {
-    options->rep.iterate_upper_bound.emplace(key, keylen);
-  }
+  SetBound(&options->rep.iterate_upper_bound, key, keylen);
 }
 
 sift_writeoptions_t* sift_writeoptions_create(void) {

@@ -40,13 +40,10 @@ static void ExpectError(char** err, const char* prefix, int line) {
 }
 #define EXPECT_ERROR(err, prefix) ExpectError(&(err), prefix, __LINE__)
 
-/* The value of key: "NOT_FOUND", or the value (static buffer). */
-static const char* Get(sift_db_t* db, const sift_readoptions_t* ro,
-                       const char* key) {
+/* What sift_get or sift_get_cf returned: "NOT_FOUND", or the value
+   (static buffer). Frees v; an error is a failure. */
+static const char* Answer(char* v, size_t len, char* err) {
   static char buf[256];
-  char* err = NULL;
-  size_t len = 99;
-  char* v = sift_get(db, ro, key, strlen(key), &len, &err);
   CHECK_NO_ERROR(err);
   if (v == NULL) {
     CHECK(len == 0);
@@ -55,6 +52,15 @@ static const char* Get(sift_db_t* db, const sift_readoptions_t* ro,
   snprintf(buf, sizeof(buf), "%.*s", (int)len, v);
   sift_free(v);
   return buf;
+}
+
+/* The value of key: "NOT_FOUND", or the value (static buffer). */
+static const char* Get(sift_db_t* db, const sift_readoptions_t* ro,
+                       const char* key) {
+  char* err = NULL;
+  size_t len = 99;
+  char* v = sift_get(db, ro, key, strlen(key), &len, &err);
+  return Answer(v, len, err);
 }
 
 static void Put(sift_db_t* db, const sift_writeoptions_t* wo, const char* k,
@@ -373,18 +379,10 @@ static void TestComparator(sift_env_t* env, const sift_readoptions_t* ro,
    buffer). */
 static const char* GetCf(sift_db_t* db, const sift_readoptions_t* ro,
                          sift_column_family_handle_t* cf, const char* key) {
-  static char buf[256];
   char* err = NULL;
   size_t len = 99;
   char* v = sift_get_cf(db, ro, cf, key, strlen(key), &len, &err);
-  CHECK_NO_ERROR(err);
-  if (v == NULL) {
-    CHECK(len == 0);
-    return "NOT_FOUND";
-  }
-  snprintf(buf, sizeof(buf), "%.*s", (int)len, v);
-  sift_free(v);
-  return buf;
+  return Answer(v, len, err);
 }
 
 static void PutCf(sift_db_t* db, const sift_writeoptions_t* wo,
