@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "sift/db.h"
 #include "sift/env.h"
+#include "sift/sst_file_writer.h"
 #include "sift/statistics.h"
 #include "tests/testutil/mem_db_test.h"
 #include "tests/testutil/test_comparators.h"
@@ -356,6 +357,50 @@ TEST_F(ColumnFamilyTest, NewDatabaseCreatesListedFamiliesOnlyWhenAsked) {
   auto names = DB::ListColumnFamilies(options_, path_);
   ASSERT_TRUE(names.ok()) << names.status();
   EXPECT_EQ(*names, (std::vector<std::string>{"default", "reverse"}));
+}
+
+// IngestExternalFiles(handle): a file written in a family's order joins
+// that family alone; one in another order is refused; a dropped family's
+// handle is refused.
+TEST_F(ColumnFamilyTest, IngestAddsFilesToOneFamily) {
+  CreateTwo();
+  auto write = [&](const std::string& path, const Comparator* order,
+                   const std::vector<std::string>& keys) {
+    Options o = options_;
+    o.comparator = order;
+    SstFileWriter w(o);
+    ASSERT_TRUE(w.Open(path).ok());
+    for (const std::string& k : keys) ASSERT_TRUE(w.Put(k, "in-" + k).ok());
+    ASSERT_TRUE(w.Finish().ok());
+  };
+  // handles_[0] is "reverse": its keys descend.
+  ASSERT_NO_FATAL_FAILURE(
+      write("/reverse.sst", reverse_.comparator, {"c", "b", "a"}));
+  ASSERT_TRUE(db_->IngestExternalFiles(handles_[0].get(), {"/reverse.sst"},
+                                       IngestOptions())
+                  .ok());
+  EXPECT_EQ(GetIn(handles_[0].get(), "b"), "in-b");
+  EXPECT_EQ(Scan(handles_[0].get()), "c=in-c b=in-b a=in-a ");
+  EXPECT_EQ(GetIn(db_->DefaultColumnFamily(), "b"), "NOT_FOUND");
+  EXPECT_EQ(GetIn(handles_[1].get(), "b"), "NOT_FOUND");
+  // A bytewise file into the reverse family: refused, nothing added.
+  ASSERT_NO_FATAL_FAILURE(
+      write("/bytewise.sst", BytewiseComparator(), {"x", "y"}));
+  const absl::Status s = db_->IngestExternalFiles(
+      handles_[0].get(), {"/bytewise.sst"}, IngestOptions());
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(GetIn(handles_[0].get(), "x"), "NOT_FOUND");
+  // The same file into the default family: fine.
+  ASSERT_TRUE(
+      db_->IngestExternalFiles({"/bytewise.sst"}, IngestOptions()).ok());
+  EXPECT_EQ(GetIn(db_->DefaultColumnFamily(), "x"), "in-x");
+  // Survives a reopen in its family.
+  ASSERT_TRUE(OpenFamilies({"default", "reverse", "tight"}).ok());
+  EXPECT_EQ(GetIn(handles_[1].get(), "a"), "in-a");
+  ASSERT_TRUE(db_->DropColumnFamily(handles_[2].get()).ok());
+  ASSERT_NO_FATAL_FAILURE(write("/t.sst", BytewiseComparator(), {"q"}));
+  EXPECT_TRUE(absl::IsInvalidArgument(db_->IngestExternalFiles(
+      handles_[2].get(), {"/t.sst"}, IngestOptions())));
 }
 
 TEST_F(ColumnFamilyTest, BadInputIsRefusedByName) {

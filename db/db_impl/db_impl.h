@@ -124,6 +124,9 @@ class DBImpl final : public DB {
                                 uint64_t* sequence) override;
   absl::Status IngestExternalFiles(const std::vector<std::string>& paths,
                                    const IngestOptions& options) override;
+  absl::Status IngestExternalFiles(ColumnFamilyHandle* family,
+                                   const std::vector<std::string>& paths,
+                                   const IngestOptions& options) override;
   absl::Status RebuildFilters() override;
   absl::Status Close() override;
 
@@ -255,15 +258,17 @@ class DBImpl final : public DB {
   absl::Status PlaceIngestedFiles(const std::vector<ExternalFile>& files,
                                   const std::vector<uint64_t>& numbers,
                                   bool move_files) ABSL_LOCKS_EXCLUDED(mu_);
-  // Flushes the memtables if one overlaps a file (or refuses to).
-  absl::Status FlushForIngest(const std::vector<ExternalFile>& files,
+  // Flushes the memtables if one of cfd's overlaps a file (or refuses to).
+  absl::Status FlushForIngest(ColumnFamilyData* cfd,
+                              const std::vector<ExternalFile>& files,
                               bool allow_blocking_flush)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Step 3 of db_impl_ingest.cc: files[i] is table (*numbers)[i], renamed
   // here to a new number, whose PendingOutput is added to *reserved.
   // *committed is set once the MANIFEST may name the files.
   // REQUIRES: the front writer, the background threads idle.
-  absl::Status InstallIngestedFiles(const std::vector<ExternalFile>& files,
+  absl::Status InstallIngestedFiles(ColumnFamilyData* cfd,
+                                    const std::vector<ExternalFile>& files,
                                     const IngestOptions& options,
                                     std::vector<uint64_t>* numbers,
                                     std::vector<PendingOutput>* reserved,

@@ -70,17 +70,26 @@ int PickIngestLevel(const Version& v, const ExternalFile& f) {
 
 absl::Status DBImpl::IngestExternalFiles(const std::vector<std::string>& paths,
                                          const IngestOptions& options) {
+  return IngestExternalFiles(default_handle_.get(), paths, options);
+}
+
+absl::Status DBImpl::IngestExternalFiles(ColumnFamilyHandle* family,
+                                         const std::vector<std::string>& paths,
+                                         const IngestOptions& options) {
   RETURN_IF_ERROR(CheckWritable("IngestExternalFiles"));
+  ASSIGN_OR_RETURN(ColumnFamilyData * cfd,
+                   FamilyOf(family, "IngestExternalFiles"));
   if (paths.empty()) {
     return absl::InvalidArgumentError("IngestExternalFiles: no files given");
   }
+  // The files must be ordered as the family orders its keys.
+  const Comparator* const order = cfd->options().comparator;
   std::vector<ExternalFile> files;
   for (const std::string& path : paths) {
-    ASSIGN_OR_RETURN(ExternalFile f,
-                     InspectExternalFile(env_, path, options_.comparator));
+    ASSIGN_OR_RETURN(ExternalFile f, InspectExternalFile(env_, path, order));
     files.push_back(std::move(f));
   }
-  RETURN_IF_ERROR(SortDisjoint(&files, options_.comparator));
+  RETURN_IF_ERROR(SortDisjoint(&files, order));
 
   // numbers: each file's current name; reserved: every number taken,
   // protected until the edit naming the files is installed (or the ingest
@@ -103,8 +112,12 @@ absl::Status DBImpl::IngestExternalFiles(const std::vector<std::string>& paths,
       s = RunAsFrontWriter([&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
         ingest_running_ = true;  // the background threads start nothing new
         while (bg_active_ > 0) bg_cv_.Wait(&mu_);
-        const absl::Status r = InstallIngestedFiles(files, options, &numbers,
-                                                    &reserved, &committed);
+        const absl::Status r =
+            cfd->dropped() ? absl::InvalidArgumentError(absl::StrCat(
+                                 "IngestExternalFiles: column family '",
+                                 cfd->name(), "' was dropped"))
+                           : InstallIngestedFiles(cfd, files, options, &numbers,
+                                                  &reserved, &committed);
         ingest_running_ = false;
         bg_cv_.SignalAll();
         return r;
@@ -116,7 +129,7 @@ absl::Status DBImpl::IngestExternalFiles(const std::vector<std::string>& paths,
     // have named them, counts as committed and stops writes instead): the
     // ingest's own files, deleted while still protected.
     for (const PendingOutput& n : reserved) {
-      default_cf_->table_cache()->Evict(n.number());
+      cfd->table_cache()->Evict(n.number());
       env_->RemoveFile(TableFileName(dbname_, n.number())).IgnoreError();
     }
     return s;
@@ -143,20 +156,20 @@ absl::Status DBImpl::PlaceIngestedFiles(const std::vector<ExternalFile>& files,
   return absl::OkStatus();
 }
 
-absl::Status DBImpl::FlushForIngest(const std::vector<ExternalFile>& files,
+absl::Status DBImpl::FlushForIngest(ColumnFamilyData* cfd,
+                                    const std::vector<ExternalFile>& files,
                                     bool allow_blocking_flush) {
   mu_.AssertHeld();
+  const Comparator* const order = cfd->options().comparator;
   auto overlaps = [&](const MemTable* mem) {
     if (mem == nullptr) return false;
     for (const ExternalFile& f : files) {
-      if (MemTableOverlaps(*mem, options_.comparator, f.smallest, f.largest)) {
-        return true;
-      }
+      if (MemTableOverlaps(*mem, order, f.smallest, f.largest)) return true;
     }
     return false;
   };
-  const bool mem_overlaps = overlaps(default_cf_->mem.get());
-  if (!mem_overlaps && !overlaps(default_cf_->imm.get())) {
+  const bool mem_overlaps = overlaps(cfd->mem.get());
+  if (!mem_overlaps && !overlaps(cfd->imm.get())) {
     return absl::OkStatus();
   }
   if (!allow_blocking_flush) {
@@ -176,13 +189,13 @@ absl::Status DBImpl::FlushForIngest(const std::vector<ExternalFile>& files,
 }
 
 absl::Status DBImpl::InstallIngestedFiles(
-    const std::vector<ExternalFile>& files, const IngestOptions& options,
-    std::vector<uint64_t>* numbers, std::vector<PendingOutput>* reserved,
-    bool* committed) {
+    ColumnFamilyData* cfd, const std::vector<ExternalFile>& files,
+    const IngestOptions& options, std::vector<uint64_t>* numbers,
+    std::vector<PendingOutput>* reserved, bool* committed) {
   mu_.AssertHeld();
   RETURN_IF_ERROR(bg_error_);
   if (shutting_down_) return ClosedError("IngestExternalFiles");
-  RETURN_IF_ERROR(FlushForIngest(files, options.allow_blocking_flush));
+  RETURN_IF_ERROR(FlushForIngest(cfd, files, options.allow_blocking_flush));
   std::vector<uint64_t> final_numbers;
   for (size_t i = 0; i < files.size(); ++i) {
     reserved->push_back(NewPendingOutput());
@@ -193,7 +206,7 @@ absl::Status DBImpl::InstallIngestedFiles(
     return absl::ResourceExhaustedError(
         absl::StrCat("sequence numbers exhausted: ", seq - 1, " + 1"));
   }
-  const std::shared_ptr<const Version> base = default_cf_->current();
+  const std::shared_ptr<const Version> base = cfd->current();
   std::vector<std::shared_ptr<FileMetaData>> metas;
   for (size_t i = 0; i < files.size(); ++i) {
     const ExternalFile& f = files[i];
@@ -218,12 +231,13 @@ absl::Status DBImpl::InstallIngestedFiles(
       if (s.ok()) (*numbers)[i] = final_numbers[i];
     }
     for (size_t i = 0; i < metas.size() && s.ok(); ++i) {
-      s = default_cf_->table_cache()->Open(*metas[i]).status();
+      s = cfd->table_cache()->Open(*metas[i]).status();
     }
     mu_.Lock();
   }
   RETURN_IF_ERROR(s);
   VersionEdit edit;
+  edit.SetColumnFamily(cfd->id());
   for (size_t i = 0; i < files.size(); ++i) {
     edit.AddFile(PickIngestLevel(*base, files[i]), metas[i]);
   }

@@ -361,6 +361,12 @@ class DB {
   // one has stopped writes.
   virtual absl::Status IngestExternalFiles(
       const std::vector<std::string>& paths, const IngestOptions& options) = 0;
+  // The same, into one column family: the files must be ordered by its
+  // comparator; a memtable flush for an overlap flushes every family
+  // (they flush together).
+  virtual absl::Status IngestExternalFiles(
+      ColumnFamilyHandle* family, const std::vector<std::string>& paths,
+      const IngestOptions& options) = 0;
 
   // Brings every live file's filter to what the options now call for
   // (bloom_filter_fp_chance or the filter_bits_per_key_budget allocation,
