@@ -452,12 +452,27 @@ absl::Status ThreadedStressRunner::CheckColumnFamilyChurn(Random* rnd) {
   absl::StatusOr<std::unique_ptr<ColumnFamilyHandle>> h =
       db_->CreateColumnFamily(cf, name);
   if (!h.ok()) return h.status();
-  const int n = 1 + static_cast<int>(rnd->Uniform(50));
+  int n = 1 + static_cast<int>(rnd->Uniform(50));
   for (int i = 0; i < n; ++i) {
     RETURN_IF_ERROR(db_->Put(WriteOptions(), h->get(), KeyOf(99, i),
                              absl::StrCat(name, "-", i)));
   }
   if (rnd->OneIn(2)) RETURN_IF_ERROR(db_->Flush(h->get()));
+  if (rnd->OneIn(2)) {
+    // An ingest into the family, beside the writers' ingests into default:
+    // keys after the ones put, so they overlap no memtable.
+    const std::string path = absl::StrCat("/stress-ingest-", name, ".sst");
+    SstFileWriter writer(options_);
+    RETURN_IF_ERROR(writer.Open(path));
+    for (int i = n; i < n + 10; ++i) {
+      RETURN_IF_ERROR(writer.Put(KeyOf(99, i), absl::StrCat(name, "-", i)));
+    }
+    RETURN_IF_ERROR(writer.Finish());
+    IngestOptions io;
+    io.move_files = true;
+    RETURN_IF_ERROR(db_->IngestExternalFiles(h->get(), {path}, io));
+    n += 10;
+  }
   std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions(), h->get());
   for (int i = 0; i < n; ++i) {
     std::string v;
