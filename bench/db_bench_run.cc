@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/db_bench.h"
 #include "bench/db_bench_reporter.h"
+#include "db/statistics_impl.h"
 
 namespace sift::bench {
 namespace {
@@ -83,15 +84,6 @@ const Step* FindStep(std::string_view name) {
     if (s.name == name) return &s;
   }
   return nullptr;
-}
-
-void AddStatistics(const Statistics& from, Statistics* to) {
-  for (uint32_t t = 0; t < kNumTickers; ++t) to->total[t] += from.total[t];
-  for (int l = 0; l < kStatisticsLevels; ++l) {
-    for (uint32_t t = 0; t < kNumTickers; ++t) {
-      to->level[l][t] += from.level[l][t];
-    }
-  }
 }
 
 void SubtractStatistics(const Statistics& from, Statistics* to) {
