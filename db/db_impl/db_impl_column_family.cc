@@ -201,6 +201,9 @@ absl::StatusOr<ColumnFamilyData*> DBImpl::FamilyOf(
     return absl::InvalidArgumentError(
         absl::StrCat(std::string(operation), ": null column family handle"));
   }
+  // The DB's own handle (every call without one): default is never
+  // dropped, and no type check is needed on the write and read paths.
+  if (family == default_handle_.get()) return default_cf_;
   const auto* impl = dynamic_cast<const ColumnFamilyHandleImpl*>(family);
   if (impl == nullptr || impl->db() != this) {
     return absl::InvalidArgumentError(absl::StrCat(
