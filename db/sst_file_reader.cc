@@ -76,10 +76,9 @@ bool SstFileReader::KeyMayMatch(std::string_view key) const {
 std::unique_ptr<Iterator> SstFileReader::NewIterator(
     const ReadOptions& options) {
   if (rep_->table == nullptr) return NewEmptyIterator(NotOpen());
-  return NewUserIterator(
-      KeyComparator::Internal(rep_->options.comparator),
-      rep_->table->NewIterator(options), kMaxSequenceNumber, nullptr,
-      UserKeyBounds{options.iterate_lower_bound, options.iterate_upper_bound});
+  return NewUserIterator(KeyComparator::Internal(rep_->options.comparator),
+                         rep_->table->NewIterator(options), kMaxSequenceNumber,
+                         nullptr, UserKeyBounds::Of(options));
 }
 
 const TableProperties& SstFileReader::GetProperties() const {

@@ -243,8 +243,7 @@ std::unique_ptr<Iterator> DBImpl::NewIteratorAt(
   std::unique_ptr<Iterator> it = NewUserIterator(
       view->version->icmp,
       NewMergingIterator(view->version->icmp, std::move(children)), seq,
-      *std::move(range_dels),
-      UserKeyBounds{options.iterate_lower_bound, options.iterate_upper_bound});
+      *std::move(range_dels), UserKeyBounds::Of(options));
   // Cleanups run after the children are gone: the view outlives them.
   it->RegisterCleanup([view = std::move(view)] {});
   return it;

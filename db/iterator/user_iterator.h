@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sift/iterator.h"
+#include "sift/options.h"
 #include "table/internal_key.h"
 #include "table/range_tombstone.h"
 
@@ -20,6 +21,11 @@ namespace sift {
 struct UserKeyBounds {
   std::optional<std::string> lower;
   std::optional<std::string> upper;
+
+  // ReadOptions' iterate_lower_bound and iterate_upper_bound.
+  static UserKeyBounds Of(const ReadOptions& options) {
+    return {options.iterate_lower_bound, options.iterate_upper_bound};
+  }
 };
 
 // Entries newer than `sequence` are invisible. icmp orders the internal
