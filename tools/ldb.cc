@@ -325,6 +325,16 @@ absl::StatusOr<int64_t> MaxKeysArg(const Args& args) {
   return n;
 }
 
+std::string FamilyArg(const Args& args) {
+  return args.Option("column_family").value_or(kDefaultColumnFamilyName);
+}
+
+absl::Status NoSuchFamily(const Args& args) {
+  return absl::NotFoundError(
+      absl::StrCat("Column family ", FamilyArg(args), " does not exist in ",
+                   args.db, " (list_column_families lists them)"));
+}
+
 std::string StatusText(const absl::Status& s) {
   const absl::string_view m = s.message();
   switch (s.code()) {

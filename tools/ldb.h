@@ -59,6 +59,11 @@ absl::StatusOr<std::optional<std::string>> RangeArg(const Args& args,
 // --max_keys: -1 when absent; InvalidArgument unless a number >= 0.
 absl::StatusOr<int64_t> MaxKeysArg(const Args& args);
 
+// The family --column_family names, "default" when not given.
+std::string FamilyArg(const Args& args);
+// NotFound for a data command's --column_family the DB at args.db lacks.
+absl::Status NoSuchFamily(const Args& args);
+
 // RocksDB's Status::ToString form of a status: "NotFound: message".
 std::string StatusText(const absl::Status& s);
 

@@ -82,12 +82,9 @@ absl::StatusOr<OpenDB> OpenFamilies(const Args& a, const Options& options,
     if (!listed.ok()) return OpenFailed(listed.status());
     names = *std::move(listed);
   }
-  const std::string want =
-      a.Option("column_family").value_or(kDefaultColumnFamilyName);
+  const std::string want = FamilyArg(a);
   if (std::find(names.begin(), names.end(), want) == names.end()) {
-    return absl::NotFoundError(
-        absl::StrCat("Column family ", want, " does not exist in ", a.db,
-                     " (list_column_families lists them)"));
+    return NoSuchFamily(a);
   }
   std::vector<ColumnFamilyDescriptor> fams;
   for (const std::string& name : names) {

@@ -60,14 +60,11 @@ struct Manifest {
 };
 
 absl::StatusOr<const Family*> Manifest::Find(const Args& a) const {
-  const std::string want =
-      a.Option("column_family").value_or(kDefaultColumnFamilyName);
+  const std::string want = FamilyArg(a);
   for (const Family& f : families) {
     if (f.name == want) return &f;
   }
-  return absl::NotFoundError(
-      absl::StrCat("Column family ", want, " does not exist in ", a.db,
-                   " (list_column_families lists them)"));
+  return NoSuchFamily(a);
 }
 
 std::string DirOf(const std::string& path) {
